@@ -1,0 +1,34 @@
+// tilescope: the lesson GUI (no verb), and the command-line verbs.
+#include <iostream>
+#include <vector>
+
+#include "app/verbs.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App cli{"TileScope: learn and do GPU kernel design on NVIDIA Hopper"};
+  cli.require_subcommand(0, 1);
+  std::vector<ts::app::VerbRun> verbs;
+  verbs.push_back(ts::app::add_banks_verb(cli));
+  try {
+    cli.parse(argc, argv);
+    for (auto& run : verbs)
+      if (int rc = run(); rc >= 0) return rc;
+    std::cerr << "tilescope: this build has no GUI; run a verb (tilescope --help)\n";
+    return 2;
+  } catch (const CLI::CallForHelp&) {
+    std::cout << cli.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << cli.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "tilescope: " << e.what() << "\n";
+    return 2;
+  } catch (const ts::app::UsageError& e) {
+    std::cerr << "tilescope: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "tilescope: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,100 @@
+#pragma once
+// Which lane and which register own each element of a tile, for the tensor-core instructions that
+// TileScope uses. Pure constexpr maps: the device ops, the host backend and the GUI all use them.
+//
+// Notation of the PTX ISA: in a warp, groupID = lane / 4 and threadID_in_group = lane % 4.
+#include <cstdint>
+
+#include "tiles/layout/hd.hpp"
+
+namespace ts::layout {
+
+struct RowCol {
+  uint32_t row, col;
+  friend constexpr bool operator==(RowCol, RowCol) = default;
+};
+
+// Owner of one element of a register fragment: the lane, the 32-bit register among that lane's
+// fragment registers, and the half of it (0 = low 16 bits) for 16-bit types (always 0 for fp32).
+struct Owner {
+  uint32_t lane, reg, half;
+  friend constexpr bool operator==(Owner, Owner) = default;
+};
+
+// ---- ldmatrix / stmatrix ------------------------------------------------------------------
+// ldmatrix.xN loads N 8x8 matrices of 16-bit elements; lanes 8m..8m+7 give the row addresses of
+// matrix m (PTX ISA, "Warp-level matrix load instruction: ldmatrix"). Lanes past 8N are ignored.
+TS_HD constexpr uint32_t ldmatrix_lanes(uint32_t num_matrices) { return 8 * num_matrices; }
+TS_HD constexpr uint32_t ldmatrix_matrix_of_lane(uint32_t lane) { return lane / 8; }
+TS_HD constexpr uint32_t ldmatrix_row_of_lane(uint32_t lane) { return lane % 8; }
+
+// TileScope's convention for a 16x16 tile of 16-bit elements moved by one x4 (or x2/x1 for the
+// first 16/8 lanes): matrix 0 = rows 0-7 cols 0-7, 1 = rows 8-15 cols 0-7, 2 = rows 0-7 cols 8-15,
+// 3 = rows 8-15 cols 8-15. This order makes the four loaded registers exactly the mma A fragment
+// a0..a3 below, so a row-major 16x16 tile needs no shuffles. Lane l supplies the address of row
+// (l % 16), 16-bit column (l / 16) * 8.
+TS_HD constexpr RowCol ldmatrix_x4_row_start(uint32_t lane) { return {lane % 16, (lane / 16) * 8}; }
+
+// ---- mma.m16n8k16, 16-bit A/B, fp32 C/D ----------------------------------------------------
+// PTX ISA, section "Matrix Fragments for mma.m16n8k16 with floating point type".
+// A is 16x16 (M x K): four .b32 registers a0..a3 of two elements each.
+TS_HD constexpr RowCol mma_a_element(uint32_t lane, uint32_t reg, uint32_t half) {
+  const uint32_t g = lane / 4, t = lane % 4;
+  return {g + 8 * (reg % 2), 2 * t + half + 8 * (reg / 2)};
+}
+TS_HD constexpr Owner mma_a_owner(uint32_t row, uint32_t col) {
+  const uint32_t g = row % 8, t = (col % 8) / 2;
+  return {4 * g + t, (row / 8) + 2 * (col / 8), col % 2};
+}
+
+// B of one m16n8k16 is 16x8 (K x N), two registers b0, b1. TileScope's 16x16 B tile (K x N) is
+// two such n8 halves: registers 0-1 cover n 0-7, registers 2-3 cover n 8-15.
+TS_HD constexpr RowCol mma_b_element(uint32_t lane, uint32_t reg, uint32_t half) {
+  const uint32_t g = lane / 4, t = lane % 4;
+  return {2 * t + half + 8 * (reg % 2), g + 8 * (reg / 2)};
+}
+TS_HD constexpr Owner mma_b_owner(uint32_t k, uint32_t n) {
+  const uint32_t g = n % 8, t = (k % 8) / 2;
+  return {4 * g + t, (k / 8) + 2 * (n / 8), k % 2};
+}
+
+// C/D of one m16n8k16 is 16x8 fp32, four registers c0..c3. A 16x16 accumulator tile is two n8
+// halves: registers 0-3 cover n 0-7, registers 4-7 cover n 8-15. `half` is unused (fp32).
+TS_HD constexpr RowCol mma_c_element(uint32_t lane, uint32_t reg) {
+  const uint32_t g = lane / 4, t = lane % 4;
+  return {g + 8 * ((reg / 2) % 2), 2 * t + (reg % 2) + 8 * (reg / 4)};
+}
+TS_HD constexpr Owner mma_c_owner(uint32_t row, uint32_t col) {
+  const uint32_t g = row % 8, t = (col % 8) / 2;
+  return {4 * g + t, (col % 2) + 2 * (row / 8) + 4 * (col / 8), 0};
+}
+
+// ---- wgmma.m64nNk16 -------------------------------------------------------------------------
+// PTX ISA, section "Register Fragments and Shared Memory Matrix Layouts" for wgmma: the warpgroup's
+// 128 threads; warp w (0..3) owns rows 16w..16w+15, and inside its 16 rows each warp repeats the
+// mma.m16n8 layout once per 8 columns. `thread` is 0..127 in the warpgroup.
+//
+// Accumulator D, m64 x N fp32: N/2 registers per thread.
+TS_HD constexpr RowCol wgmma_d_element(uint32_t thread, uint32_t reg) {
+  const uint32_t warp = thread / 32, lane = thread % 32;
+  const uint32_t g = lane / 4, t = lane % 4;
+  return {16 * warp + g + 8 * ((reg / 2) % 2), 8 * (reg / 4) + 2 * t + (reg % 2)};
+}
+TS_HD constexpr Owner wgmma_d_owner(uint32_t row, uint32_t col) {
+  const uint32_t warp = row / 16, r = row % 16;
+  const uint32_t g = r % 8, t = (col % 8) / 2;
+  return {32 * warp + 4 * g + t, (col % 2) + 2 * (r / 8) + 4 * (col / 8), 0};
+}
+
+// A from registers, m64 x k16 16-bit: four registers per thread; each warp's 16x16 slice is the
+// mma A fragment. (B always comes from shared memory.) `lane` of Owner is the warpgroup thread.
+TS_HD constexpr RowCol wgmma_a_element(uint32_t thread, uint32_t reg, uint32_t half) {
+  const RowCol rc = mma_a_element(thread % 32, reg, half);
+  return {16 * (thread / 32) + rc.row, rc.col};
+}
+TS_HD constexpr Owner wgmma_a_owner(uint32_t row, uint32_t col) {
+  const Owner o = mma_a_owner(row % 16, col);
+  return {32 * (row / 16) + o.lane, o.reg, o.half};
+}
+
+}  // namespace ts::layout
