@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   cli.require_subcommand(0, 1);
   std::vector<ts::app::VerbRun> verbs;
   verbs.push_back(ts::app::add_banks_verb(cli));
+  verbs.push_back(ts::app::add_bench_verb(cli));
   try {
     cli.parse(argc, argv);
     for (auto& run : verbs)

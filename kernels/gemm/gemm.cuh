@@ -1,0 +1,76 @@
+#pragma once
+// bf16 GEMM, C = A B, on the pipeline template: one producer warpgroup streams 64-deep slices of
+// A and B by TMA; each of two consumer warpgroups owns 64 rows of a 128 x BN output tile and
+// multiplies with wgmma; the epilogue stages C through shared memory and stores it by TMA.
+// This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
+#include "tiles/tiles.hpp"
+#include "tiles/sched/pipeline.hpp"
+
+namespace ts::kernels {
+
+template <int BlockN, int Stages, bool BRowMajor, class TC>
+struct gemm {
+  static constexpr int consumers = 2, block_m = 64 * consumers, block_n = BlockN, block_k = 64;
+  static constexpr int stages = Stages, producer_registers = 40, consumer_registers = 232;
+  // C leaves in column chunks that fit 32 KB of staging for both consumers.
+  static constexpr int store_cols = 16 * 1024 / (64 * sizeof(TC)) < BlockN ? 16 * 1024 / (64 * sizeof(TC)) : BlockN;
+
+  using a_tile = st<bf16, 64, block_k>;  // one consumer's 64 rows
+  using b_tile = std::conditional_t<BRowMajor, st<bf16, block_k, block_n>, st<bf16, block_n, block_k>>;
+  using c_tile = st<TC, 64, store_cols>;
+
+  struct globals {
+    tma::map<a_tile> a;
+    tma::map<b_tile> b;
+    tma::map<c_tile> c;
+    int tiles_m, tiles_n, k_iters;
+    sched::OrderSpec order;
+  };
+  struct input_stage {
+    a_tile a[consumers];
+    b_tile b;
+  };
+  struct output_stage {
+    c_tile c;
+  };
+  struct consumer_state {
+    rt_fl<16, block_n> acc;  // this warp's 16 rows of the consumer's 64 x block_n accumulator
+  };
+
+  static TS_KERNEL_FN int num_tiles(const globals& g) { return g.tiles_m * g.tiles_n; }
+  static TS_KERNEL_FN int iterations(const globals& g) { return g.k_iters; }
+
+  static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int k, barrier& full) {
+    const auto t = sched::tile_of(g.order, tile, g.tiles_m, g.tiles_n);
+    for (int c = 0; c < consumers; ++c) tma::load_async(in.a[c], g.a, {0, 0, t.m * consumers + c, k}, full);
+    if constexpr (BRowMajor) tma::load_async(in.b, g.b, {0, 0, k, t.n}, full);
+    else tma::load_async(in.b, g.b, {0, 0, t.n, k}, full);
+  }
+
+  static TS_KERNEL_FN void compute(consumer_state& s, input_stage& in, int consumer, int k) {
+    if (k == 0) warpgroup::mma_fence(s.acc);
+    if constexpr (BRowMajor) warpgroup::mma_AB(s.acc, in.a[consumer], in.b, k > 0);
+    else warpgroup::mma_ABt(s.acc, in.a[consumer], in.b, k > 0);
+    warpgroup::mma_commit_group();
+    warpgroup::mma_async_wait<0>(s.acc);  // the stage is free once this returns
+  }
+
+  static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int consumer) {
+    const auto t = sched::tile_of(g.order, tile, g.tiles_m, g.tiles_n);
+    const bool leader = warpgroup::warpid() == 0 && elect_one();
+    for (int j = 0; j < block_n / store_cols; ++j) {
+      if (leader) tma::store_async_read_wait<0>();  // the previous store has read the staging tile
+      warpgroup::sync(consumer);
+      warpgroup::store(out.c, s.acc, j * store_cols);
+      fence_async_shared();
+      warpgroup::sync(consumer);
+      if (leader) tma::store_async(g.c, out.c, {0, 0, t.m * consumers + consumer, t.n * (block_n / store_cols) + j});
+    }
+  }
+
+  static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {
+    if (warpgroup::warpid() == 0 && elect_one()) tma::store_async_wait<0>();
+  }
+};
+
+}  // namespace ts::kernels

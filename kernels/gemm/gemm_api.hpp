@@ -1,0 +1,37 @@
+#pragma once
+// The GEMM as the rest of TileScope sees it (plain C++, no CUDA headers): configuration,
+// validation, and the launch entry points implemented in gemm_launch.cu.
+#include <cstdint>
+#include <string>
+
+#include "tiles/sched/block_order.hpp"
+
+namespace ts::kernels {
+
+enum class OutType { bf16, fp32 };
+
+struct GemmConfig {
+  int stages = 4;        // 1..4
+  int block_n = 256;     // 128 or 256; block_m is 128 (two consumer warpgroups of 64 rows)
+  bool persistent = true;
+  sched::OrderSpec order{sched::Order::grouped, 8};
+  bool b_row_major = true;  // B stored K x N (row-major) or N x K ("column-major" B)
+  OutType out = OutType::bf16;
+};
+
+struct GemmShape {
+  int64_t m, n, k;
+};
+
+// Empty when the shape and config can run; else a one-line reason. Shapes that are not a multiple
+// of the tile are handled (TMA zero-fills loads and clips stores); rows must be 16-byte multiples.
+std::string validate(const GemmShape& shape, const GemmConfig& cfg);
+
+std::string describe(const GemmConfig& cfg);
+
+// Device pointers: a (M x K, bf16 row-major), b (K x N or N x K bf16), c (M x N, bf16 or fp32).
+// Throws std::runtime_error with the CUDA error on a failed launch; std::invalid_argument when
+// validate() refuses. `stream` is a cudaStream_t.
+void launch_gemm(const void* a, const void* b, void* c, const GemmShape& shape, const GemmConfig& cfg, void* stream);
+
+}  // namespace ts::kernels

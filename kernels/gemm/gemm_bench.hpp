@@ -1,0 +1,29 @@
+#pragma once
+// GPU-side checks and benchmarks of the GEMM against cuBLAS (gemm_bench.cu). Plain C++ interface.
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/gemm_api.hpp"
+
+namespace ts::kernels {
+
+struct GemmCheck {
+  double rel_frobenius_error;  // ||ours - cuBLAS|| / ||cuBLAS||, fp32 outputs, fresh random inputs
+  long long unwritten;         // output elements still holding the poison after our kernel
+};
+
+// Runs ours and cuBLAS on the same fresh random inputs (seed) with fp32 output.
+GemmCheck check_gemm_against_cublas(const GemmShape& shape, GemmConfig cfg, unsigned seed);
+
+struct BenchRow {
+  std::string group;  // which sweep the row belongs to
+  GemmShape shape;
+  GemmConfig cfg;
+  double ms = 0, tflops = 0, cublas_ms = 0, cublas_tflops = 0;
+};
+
+// The sweep of the tiles/ issue (sizes, skinny K, stages, block orders x persistence), or a
+// quick subset. Prints a table (last) and writes JSON to json_path when not empty.
+int run_gemm_bench(bool quick, const std::string& json_path, const std::string& only_group);
+
+}  // namespace ts::kernels

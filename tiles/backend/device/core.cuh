@@ -1,0 +1,39 @@
+#pragma once
+// Device backend: thread identity, elections, barriers, fences and register reallocation.
+#include <cstdint>
+
+namespace ts {
+
+__device__ inline int laneid() { return threadIdx.x % 32; }
+__device__ inline int warpid() { return threadIdx.x / 32; }
+__device__ inline int block_index() { return blockIdx.x; }
+__device__ inline int grid_blocks() { return gridDim.x; }
+
+namespace warpgroup {
+__device__ inline int groupid() { return threadIdx.x / 128; }
+__device__ inline int warpid() { return (threadIdx.x / 32) % 4; }
+// Threads of one warpgroup meet at their own named barrier (0 is __syncthreads).
+__device__ inline void sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id + 1) : "memory"); }
+// setmaxnreg: move registers from the producer warpgroup to the consumers (sm_90a).
+template <int N> __device__ inline void increase_registers() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N)); }
+template <int N> __device__ inline void decrease_registers() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N)); }
+}  // namespace warpgroup
+
+// True in exactly one lane of the calling warp: where one thread must act for the warp (issuing
+// TMA, arriving on a barrier). On the host backend the whole warp is one fiber, so it is true.
+__device__ inline bool elect_one() {
+  uint32_t pred = 0;
+  asm volatile(
+      "{\n.reg .pred p;\nelect.sync _|p, 0xffffffff;\nselp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(pred));
+  return pred != 0;
+}
+
+__device__ inline void block_sync() { __syncthreads(); }
+
+// Ordinary shared-memory writes become visible to TMA and wgmma (the async proxy) only after this.
+__device__ inline void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+
+__device__ inline uint32_t smem_addr(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+
+}  // namespace ts

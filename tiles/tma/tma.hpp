@@ -1,0 +1,107 @@
+#pragma once
+// TMA (cp.async.bulk.tensor): whole shared tiles moved between global memory and shared memory
+// by the copy engine. A tma::map<ST> is built on the host from a gl and describes boxes of one
+// column block of ST (tiles/types/shared.hpp); loads complete on an mbarrier, stores in bulk groups.
+// Out-of-range parts of a box read as zeros and are not written: tails of a matrix need no masks.
+#include "tiles/sync/mbarrier.hpp"
+#include "tiles/types/global.hpp"
+#include "tiles/types/shared.hpp"
+
+#if defined(__CUDACC__)
+#include <cuda.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "tiles/backend/device/core.cuh"
+
+namespace ts::tma {
+
+template <SharedTile ST>
+struct map {
+  CUtensorMap tensor_map;  // CUtensorMap is itself 64-byte aligned
+};
+
+template <class T> constexpr CUtensorMapDataType data_type();
+template <> constexpr CUtensorMapDataType data_type<bf16>() { return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; }
+template <> constexpr CUtensorMapDataType data_type<fp16>() { return CU_TENSOR_MAP_DATA_TYPE_FLOAT16; }
+template <> constexpr CUtensorMapDataType data_type<float>() { return CU_TENSOR_MAP_DATA_TYPE_FLOAT32; }
+
+constexpr CUtensorMapSwizzle swizzle_mode(layout::Swizzle s) {
+  switch (s) {
+    case layout::Swizzle::b32: return CU_TENSOR_MAP_SWIZZLE_32B;
+    case layout::Swizzle::b64: return CU_TENSOR_MAP_SWIZZLE_64B;
+    case layout::Swizzle::b128: return CU_TENSOR_MAP_SWIZZLE_128B;
+    default: return CU_TENSOR_MAP_SWIZZLE_NONE;
+  }
+}
+
+// Host: describe `g` as boxes of (block_cols x rows) elements, swizzled as ST is.
+template <SharedTile ST, class GL>
+map<ST> make_map(const GL& g) {
+  using T = typename ST::dtype;
+  static_assert(std::is_same_v<T, typename GL::dtype>, "tma::make_map: tile and global element types differ");
+  if ((g.cols() * sizeof(T)) % 16 != 0)
+    throw std::invalid_argument("TMA needs rows of a multiple of 16 bytes; got " + std::to_string(g.cols()) + " columns");
+  map<ST> m{};
+  const cuuint64_t dims[4] = {static_cast<cuuint64_t>(g.cols()), static_cast<cuuint64_t>(g.rows()),
+                              static_cast<cuuint64_t>(g.heads()), static_cast<cuuint64_t>(g.batch())};
+  const cuuint64_t strides[3] = {g.cols() * sizeof(T), g.cols() * g.rows() * sizeof(T),
+                                 g.cols() * g.rows() * g.heads() * sizeof(T)};
+  const cuuint32_t box[4] = {ST::block_cols, ST::rows, 1, 1};
+  const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
+  const CUresult r = cuTensorMapEncodeTiled(&m.tensor_map, data_type<T>(), 4, g.ptr, dims, strides, box, elem_strides,
+                                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(ST::swizzle),
+                                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    const char* msg = nullptr;
+    cuGetErrorString(r, &msg);
+    throw std::runtime_error(std::string("cuTensorMapEncodeTiled failed: ") + (msg ? msg : "unknown error"));
+  }
+  return m;
+}
+
+// Device, one elected thread: load tile `idx` (in units of ST's rows and cols) into `dst`; the bytes
+// complete on `bar`, which the caller armed with expect_bytes(bar, ST::bytes).
+template <SharedTile ST>
+__device__ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
+  constexpr int blocks = ST::cols / ST::block_cols;
+  constexpr uint32_t block_bytes = ST::rows * ST::block_cols * sizeof(typename ST::dtype);
+#pragma unroll
+  for (int j = 0; j < blocks; ++j) {
+    const int c0 = idx.c * ST::cols + j * ST::block_cols, r0 = idx.r * ST::rows;
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+        " [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(smem_addr(dst.data) + j * block_bytes),
+        "l"(&m.tensor_map), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b), "r"(smem_addr(&bar))
+        : "memory");
+  }
+}
+
+// Device, one elected thread: store `src` to tile `idx`; completes in the current bulk group.
+template <SharedTile ST>
+__device__ inline void store_async(const map<ST>& m, const ST& src, coord idx) {
+  constexpr int blocks = ST::cols / ST::block_cols;
+  constexpr uint32_t block_bytes = ST::rows * ST::block_cols * sizeof(typename ST::dtype);
+#pragma unroll
+  for (int j = 0; j < blocks; ++j) {
+    const int c0 = idx.c * ST::cols + j * ST::block_cols, r0 = idx.r * ST::rows;
+    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
+                     &m.tensor_map),
+                 "r"(smem_addr(src.data) + j * block_bytes), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b)
+                 : "memory");
+  }
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+// Wait until at most N bulk store groups still read their shared source (so it may be rewritten).
+template <int N = 0> __device__ inline void store_async_read_wait() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+// Wait until at most N bulk store groups are incomplete (their writes done).
+template <int N = 0> __device__ inline void store_async_wait() {
+  asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+}
+
+}  // namespace ts::tma
+#endif

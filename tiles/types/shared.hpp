@@ -1,0 +1,46 @@
+#pragma once
+// Shared tiles st<T, R, C>: R x C elements in shared memory, laid out by tiles/layout with the
+// largest swizzle the row allows, so TMA, wgmma descriptors and ldmatrix all agree on the bytes.
+#include <cstddef>
+#include <cstdint>
+
+#include "tiles/layout/swizzle.hpp"
+#include "tiles/types/dtypes.hpp"
+
+namespace ts {
+
+template <class T, int R, int C>
+struct alignas(1024) st {
+  static_assert(R % 16 == 0 && C % 16 == 0, "st<T, R, C>: R and C must be multiples of 16");
+  using dtype = T;
+  static constexpr int rows = R, cols = C;
+  // A function, not a static member object, so device code may call it without an ODR-use.
+  TS_HD static constexpr layout::SmemLayout smem_layout() { return layout::auto_layout<T>(R, C); }
+  static constexpr layout::Swizzle swizzle = smem_layout().swizzle;
+  static_assert(swizzle != layout::Swizzle::none, "st<T, R, C>: a row must be at least 32 bytes");
+  // Column block: the widest slab of columns one TMA box / one swizzle span covers.
+  static constexpr int block_cols = static_cast<int>(smem_layout().block_row_bytes() / sizeof(T));
+  static constexpr std::size_t bytes = static_cast<std::size_t>(R) * C * sizeof(T);
+
+  T data[R * C];
+
+  TS_HD T* at(int r, int c) {
+    return reinterpret_cast<T*>(reinterpret_cast<char*>(data) + smem_layout().element_offset(r, c));
+  }
+  TS_HD const T* at(int r, int c) const {
+    return reinterpret_cast<const T*>(reinterpret_cast<const char*>(data) + smem_layout().element_offset(r, c));
+  }
+};
+
+// A shared vector: one row of N elements (row/column reductions, bias vectors).
+template <class T, int N>
+struct alignas(16) sv {
+  static_assert(N % 16 == 0, "sv<T, N>: N must be a multiple of 16");
+  using dtype = T;
+  static constexpr int length = N;
+  T data[N];
+};
+
+template <class S> concept SharedTile = requires { typename S::dtype; S::rows; S::cols; S::smem_layout(); };
+
+}  // namespace ts
