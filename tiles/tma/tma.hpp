@@ -9,6 +9,8 @@
 
 #if defined(__CUDACC__)
 #include <cuda.h>
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
 
 #include <stdexcept>
 #include <string>
@@ -36,6 +38,20 @@ constexpr CUtensorMapSwizzle swizzle_mode(layout::Swizzle s) {
   }
 }
 
+// The driver's tensor-map encoder, fetched through the runtime so that programs do not link
+// libcuda.so directly (they still start, and report "no GPU", on machines without a driver).
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || p == nullptr)
+      throw std::runtime_error("cuTensorMapEncodeTiled is not available from the CUDA driver");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
 // Host: describe `g` as boxes of (block_cols x rows) elements, swizzled as ST is.
 template <SharedTile ST, class GL>
 map<ST> make_map(const GL& g) {
@@ -50,14 +66,11 @@ map<ST> make_map(const GL& g) {
                                  g.cols() * g.rows() * g.heads() * sizeof(T)};
   const cuuint32_t box[4] = {ST::block_cols, ST::rows, 1, 1};
   const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
-  const CUresult r = cuTensorMapEncodeTiled(&m.tensor_map, data_type<T>(), 4, g.ptr, dims, strides, box, elem_strides,
+  const CUresult r = tensor_map_encoder()(&m.tensor_map, data_type<T>(), 4, g.ptr, dims, strides, box, elem_strides,
                                             CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(ST::swizzle),
                                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    const char* msg = nullptr;
-    cuGetErrorString(r, &msg);
-    throw std::runtime_error(std::string("cuTensorMapEncodeTiled failed: ") + (msg ? msg : "unknown error"));
-  }
+  if (r != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)));
   return m;
 }
 
