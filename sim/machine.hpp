@@ -1,0 +1,70 @@
+#pragma once
+// The machine description: every figure the simulator, the GUI and the lessons use about a GPU,
+// read from one JSON file under data/machines/ so that nothing is written down twice.
+// Each parameter carries its value, its unit and where the figure comes from.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ts::sim {
+
+struct Quantity {
+  double value = 0;
+  std::string unit;    // fixed per field (the loader refuses another), so no conversions hide anywhere
+  std::string source;  // "datasheet: ...", "seed material: ...", "measured: ...", "derived: ..."
+};
+
+struct MachineSpec {
+  std::string id;    // file stem, e.g. "h100-sxm"
+  std::string name;  // for people, e.g. "NVIDIA H100 SXM5 80GB"
+  std::string file;  // where it was read from
+
+  Quantity sm_count;                  // SM
+  Quantity sm_clock;                  // MHz
+  Quantity bf16_dense_tflops;         // TFLOPS, tensor cores, dense
+  Quantity hbm_capacity;              // GB
+  Quantity hbm_bandwidth;             // TB/s
+  Quantity hbm_latency;               // cycles
+  Quantity l2_capacity;               // MB
+  Quantity l2_bandwidth;              // TB/s
+  Quantity l2_latency;                // cycles
+  Quantity smem_per_sm;               // KB
+  Quantity smem_bandwidth;            // TB/s, whole chip
+  Quantity smem_latency;              // cycles
+  Quantity register_file_per_sm;      // KB
+  Quantity registers_per_sm;          // registers (32-bit)
+  Quantity max_registers_per_thread;  // registers
+  Quantity register_bandwidth;        // TB/s, whole chip
+  Quantity register_latency;          // cycles
+  Quantity smem_banks;                // banks
+  Quantity smem_bank_width;           // bytes
+
+  // FLOP per byte of HBM traffic at which tensor-core peak and HBM bandwidth meet.
+  double ridge_flop_per_byte() const { return bf16_dense_tflops.value / hbm_bandwidth.value; }
+};
+
+// One field of the file: its JSON key, its required unit, and where it lands in MachineSpec.
+struct MachineField {
+  std::string_view key;
+  std::string_view unit;
+  Quantity MachineSpec::*member;
+};
+const std::vector<MachineField>& machine_fields();
+
+// Reads and checks a machine file. Throws std::runtime_error "FILE: field 'x' missing" (or
+// "negative", "has unit 'u', expected 'v'", ...) on the first problem found.
+MachineSpec load_machine_file(const std::filesystem::path& file);
+
+// data/machines/<id>.json, found through find_data_path.
+MachineSpec load_machine(std::string_view id);
+
+// The one place that decides where data/ is: $TILESCOPE_DATA_DIR, then the source tree the
+// binary was built from, then ./data. Returns <data dir>/<relative> for the first data dir
+// that holds it; throws std::runtime_error naming every place tried when none does.
+std::filesystem::path find_data_path(std::string_view relative);
+
+// Machine ids (file stems) under data/machines/, sorted. Empty when no data dir is found.
+std::vector<std::string> machine_ids();
+
+}  // namespace ts::sim
