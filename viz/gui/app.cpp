@@ -1,0 +1,188 @@
+#include "viz/gui/app.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "viz/gui/scenes.hpp"
+
+namespace ts::viz {
+
+namespace {
+
+constexpr ImGuiWindowFlags kPanel = ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoMove |
+                                    ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
+                                    ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+const LessonStep* current_step(const App& app) {
+  if (app.lesson < 0) return nullptr;
+  return &app.lessons.lessons[app.lesson].steps[app.step];
+}
+
+// Moves by one step, crossing into the neighbouring lesson at either end.
+void go(App& app, int delta) {
+  if (app.lesson < 0) return;
+  const int count = static_cast<int>(app.lessons.lessons[app.lesson].steps.size());
+  const int target = app.step + delta;
+  if (target >= 0 && target < count) return open_step(app, app.lesson, target);
+  if (target < 0 && app.lesson > 0)
+    return open_step(app, app.lesson - 1, static_cast<int>(app.lessons.lessons[app.lesson - 1].steps.size()) - 1);
+  if (target >= count && app.lesson + 1 < static_cast<int>(app.lessons.lessons.size()))
+    return open_step(app, app.lesson + 1, 0);
+}
+
+const sim::MachineSpec* machine(App& app, const std::string& id, std::string& error) {
+  auto it = app.machines.find(id);
+  if (it == app.machines.end()) {
+    try {
+      it = app.machines.emplace(id, sim::load_machine(id)).first;
+    } catch (const std::exception& e) {
+      it = app.machines.emplace(id, std::string(e.what())).first;
+    }
+  }
+  if (const auto* spec = std::get_if<sim::MachineSpec>(&it->second)) return spec;
+  error = std::get<std::string>(it->second);
+  return nullptr;
+}
+
+void section(const Fonts& f, const char* title) {
+  ImGui::Spacing();
+  ImGui::PushFont(f.bold);
+  ImGui::TextUnformatted(title);
+  ImGui::PopFont();
+  ImGui::Separator();
+}
+
+void lesson_panel(App& app) {
+  const Fonts& f = app.fonts;
+  ImGui::PushFont(f.heading);
+  ImGui::TextUnformatted("TileScope");
+  ImGui::PopFont();
+  ImGui::TextDisabled("GPU kernel design on Hopper");
+
+  section(f, "Lessons");
+  for (size_t i = 0; i < app.lessons.lessons.size(); ++i) {
+    const std::string label = std::to_string(i + 1) + ". " + app.lessons.lessons[i].title;
+    if (ImGui::Selectable(label.c_str(), app.lesson == static_cast<int>(i))) open_step(app, static_cast<int>(i), 0);
+  }
+  if (!app.lessons.errors.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour::error));
+    for (const auto& e : app.lessons.errors) ImGui::TextWrapped("%s", e.text().c_str());
+    ImGui::PopStyleColor();
+  }
+  if (app.lesson < 0) return;
+
+  const Lesson& lesson = app.lessons.lessons[app.lesson];
+  section(f, "Steps");
+  for (size_t i = 0; i < lesson.steps.size(); ++i) {
+    const std::string label = std::to_string(i + 1) + ". " + lesson.steps[i].title;
+    if (ImGui::Selectable(label.c_str(), app.step == static_cast<int>(i))) open_step(app, app.lesson, static_cast<int>(i));
+  }
+  ImGui::Spacing();
+  if (ImGui::Button("< Prev")) go(app, -1);
+  ImGui::SameLine();
+  if (ImGui::Button("Next >")) go(app, +1);
+  ImGui::SameLine();
+  ImGui::TextDisabled("%d / %zu   (← → keys)", app.step + 1, lesson.steps.size());
+
+  section(f, "Knobs");
+  ImGui::PushItemWidth(-80);
+  const bool changed = std::holds_alternative<RooflineState>(app.state)
+                           ? edit_roofline_knobs(std::get<RooflineState>(app.state))
+                           : edit_banks_knobs(std::get<BanksState>(app.state));
+  ImGui::PopItemWidth();
+  app.edited |= changed;
+  if (app.edited && ImGui::Button("Reset to this step's knobs")) open_step(app, app.lesson, app.step);
+}
+
+void scene_panel(App& app, Rect area) {
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const LessonStep* step = current_step(app);
+  if (!step) {
+    text_at(dl, app.fonts.heading, area.min, colour::error, "No lesson could be loaded.");
+    text_at(dl, app.fonts.body, ImVec2(area.min.x, area.min.y + 28), colour::text,
+            "The lesson list on the left says why. Lessons are Markdown files in lessons/ (see lessons/README.md).");
+    return;
+  }
+  if (const auto* roof = std::get_if<RooflineState>(&app.state)) {
+    std::string error;
+    if (const sim::MachineSpec* spec = machine(app, roof->machine, error))
+      draw_roofline(*roof, *spec, step->highlights, app.fonts, dl, area);
+    else
+      text_at(dl, app.fonts.bold, area.min, colour::error, error);
+  } else {
+    draw_banks(std::get<BanksState>(app.state), step->highlights, app.fonts, dl, area);
+  }
+}
+
+void text_panel(App& app) {
+  const LessonStep* step = current_step(app);
+  if (!step) return;
+  const Lesson& lesson = app.lessons.lessons[app.lesson];
+  ImGui::PushFont(app.fonts.small);
+  ImGui::TextDisabled("%s  -  step %d of %zu", lesson.title.c_str(), app.step + 1, lesson.steps.size());
+  ImGui::PopFont();
+  ImGui::PushFont(app.fonts.heading);
+  ImGui::TextUnformatted(step->title.c_str());
+  ImGui::PopFont();
+  ImGui::Spacing();
+  draw_markdown(app.text, app.fonts, ImGui::GetContentRegionAvail().x - 8);
+}
+
+}  // namespace
+
+void init_app(App& app, LessonSet lessons) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the layout is fixed: nothing to remember between runs
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 0;
+  style.WindowBorderSize = 1;
+  style.FrameRounding = 3;
+  style.Colors[ImGuiCol_WindowBg] = ImVec4(0.09f, 0.10f, 0.12f, 1.0f);
+  style.Colors[ImGuiCol_Border] = ImVec4(0.22f, 0.24f, 0.28f, 1.0f);
+  app.fonts = load_fonts();
+  app.lessons = std::move(lessons);
+  if (!app.lessons.lessons.empty()) open_step(app, 0, 0);
+}
+
+void open_step(App& app, int lesson, int step) {
+  app.lesson = lesson;
+  app.step = step;
+  const LessonStep& s = app.lessons.lessons[lesson].steps[step];
+  app.state = s.state;
+  app.edited = false;
+  app.text = parse_markdown(s.markdown);
+}
+
+void draw_app_frame(App& app) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 size = io.DisplaySize;
+  if (!ImGui::IsAnyItemActive() && !io.WantTextInput) {
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) go(app, -1);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) go(app, +1);
+  }
+  const float left_w = std::floor(std::clamp(size.x * 0.22f, 250.0f, 330.0f));
+  const float scene_h = std::floor(size.y * 0.63f);
+
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(ImVec2(left_w, size.y));
+  ImGui::Begin("##lessons", nullptr, kPanel);
+  lesson_panel(app);
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(left_w, 0));
+  ImGui::SetNextWindowSize(ImVec2(size.x - left_w, scene_h));
+  ImGui::Begin("##scene", nullptr, kPanel | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  scene_panel(app, {at, ImVec2(at.x + avail.x, at.y + avail.y)});
+  ImGui::End();
+
+  ImGui::SetNextWindowPos(ImVec2(left_w, scene_h));
+  ImGui::SetNextWindowSize(ImVec2(size.x - left_w, size.y - scene_h));
+  ImGui::Begin("##text", nullptr, kPanel);
+  text_panel(app);
+  ImGui::End();
+}
+
+}  // namespace ts::viz

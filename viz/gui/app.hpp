@@ -1,0 +1,36 @@
+#pragma once
+// One frame of the lesson app, the same whether it goes to a window or to a PNG: the lesson and
+// step lists with Prev/Next and the knobs on the left, the scene, and the step's text below it.
+#include <map>
+#include <string>
+#include <variant>
+
+#include "sim/machine.hpp"
+#include "viz/gui/common.hpp"
+#include "viz/gui/markdown.hpp"
+#include "viz/lesson/lesson.hpp"
+
+namespace ts::viz {
+
+struct App {
+  LessonSet lessons;
+  Fonts fonts;
+  int lesson = -1;  // -1 when no lesson loaded
+  int step = 0;
+  SceneState state;     // what the scene shows: the step's knobs plus the user's changes
+  bool edited = false;  // the user changed a knob since the step opened
+  MdDoc text;           // the step's prose, parsed when the step opens
+  std::map<std::string, std::variant<sim::MachineSpec, std::string>> machines;  // id -> spec or error
+};
+
+// Sets up ImGui's style and the fonts; call once the ImGui context exists, before the renderer
+// backend builds its font texture.
+void init_app(App& app, LessonSet lessons);
+
+// Opens a step: its knobs replace whatever the user had changed.
+void open_step(App& app, int lesson, int step);
+
+// Builds the whole frame for io.DisplaySize, between ImGui::NewFrame() and ImGui::Render().
+void draw_app_frame(App& app);
+
+}  // namespace ts::viz

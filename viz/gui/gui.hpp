@@ -1,0 +1,48 @@
+#pragma once
+// The lesson app's entry points: the interactive window, and headless rendering to PNG.
+// Nothing here exposes ImGui or GLFW, so the CLI links it without their headers.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "viz/lesson/lesson.hpp"
+
+namespace ts::viz {
+
+// Opens the window and runs until it is closed. Throws std::runtime_error when no OpenGL 3.3
+// window can be opened (no display, no driver).
+int run_gui(LessonSet lessons);
+
+struct FrameCapture {
+  int width = 0, height = 0;
+  std::vector<uint8_t> rgba;     // top row first
+  std::vector<double> frame_ms;  // each timed frame: UI, draw, and glFinish
+  double median_ms = 0;
+};
+
+// A hidden GLFW window whose context draws app frames into an offscreen framebuffer of any size.
+class HeadlessRenderer {
+ public:
+  explicit HeadlessRenderer(LessonSet lessons);  // throws std::runtime_error without a display
+  ~HeadlessRenderer();
+  HeadlessRenderer(const HeadlessRenderer&) = delete;
+  HeadlessRenderer& operator=(const HeadlessRenderer&) = delete;
+
+  const LessonSet& lessons() const;
+  // The largest width or height the driver's framebuffers allow.
+  int max_size() const;
+  // Draws `warmup` frames, then `timed` frames of the lesson's step (both 0-based), and returns the
+  // last one's pixels and the timed frames' durations. Throws std::invalid_argument for a lesson,
+  // step or size that does not exist.
+  FrameCapture render(int lesson, int step, int width, int height, int warmup = 3, int timed = 15);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Throws std::runtime_error if the file cannot be written.
+void write_png(const std::filesystem::path& file, const FrameCapture& frame);
+
+}  // namespace ts::viz

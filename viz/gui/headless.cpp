@@ -1,0 +1,122 @@
+// Headless rendering: the same app frame as the window, drawn by a hidden window's OpenGL context
+// into a framebuffer object of exactly the asked size, read back, and written as PNG.
+#include <algorithm>
+#include <chrono>
+
+#include <imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include "viz/gui/app.hpp"
+#include "viz/gui/gl.hpp"
+#include "viz/gui/gui.hpp"
+
+namespace ts::viz {
+
+struct HeadlessRenderer::Impl {
+  GLFWwindow* window = nullptr;
+  GlFramebufferApi fb;
+  int max_size = 0;
+  App app;
+};
+
+HeadlessRenderer::HeadlessRenderer(LessonSet lessons) : impl_(std::make_unique<Impl>()) {
+  // The window is never shown and its own framebuffer never used: it only carries the context.
+  impl_->window = open_gl_window(64, 64, "TileScope (headless)", false);
+  impl_->fb.load();
+  GLint renderbuffer_max = 0, viewport_max[2] = {0, 0};
+  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &renderbuffer_max);
+  glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport_max);
+  impl_->max_size = std::min({renderbuffer_max, viewport_max[0], viewport_max[1]});
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  init_app(impl_->app, std::move(lessons));
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+}
+
+HeadlessRenderer::~HeadlessRenderer() {
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(impl_->window);
+  glfwTerminate();
+}
+
+const LessonSet& HeadlessRenderer::lessons() const { return impl_->app.lessons; }
+int HeadlessRenderer::max_size() const { return impl_->max_size; }
+
+FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int height, int warmup, int timed) {
+  App& app = impl_->app;
+  const auto& all = app.lessons.lessons;
+  if (lesson < 0 || lesson >= static_cast<int>(all.size())) throw std::invalid_argument("no such lesson");
+  if (step < 0 || step >= static_cast<int>(all[lesson].steps.size()))
+    throw std::invalid_argument("lesson '" + all[lesson].id + "' has no step " + std::to_string(step + 1));
+  if (width < 1 || height < 1 || width > impl_->max_size || height > impl_->max_size)
+    throw std::invalid_argument("size " + std::to_string(width) + "x" + std::to_string(height) +
+                                " is outside 1.." + std::to_string(impl_->max_size));
+  if (timed < 1) throw std::invalid_argument("at least one timed frame is needed");
+  open_step(app, lesson, step);
+
+  const GlFramebufferApi& fb = impl_->fb;
+  GLuint framebuffer = 0, colour = 0;
+  fb.GenFramebuffers(1, &framebuffer);
+  fb.BindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+  fb.GenRenderbuffers(1, &colour);
+  fb.BindRenderbuffer(GL_RENDERBUFFER, colour);
+  fb.RenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+  fb.FramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour);
+  if (fb.CheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+    throw std::runtime_error("the OpenGL driver refused a " + std::to_string(width) + "x" + std::to_string(height) +
+                             " framebuffer");
+
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
+  io.DisplayFramebufferScale = ImVec2(1, 1);
+  io.DeltaTime = 1.0f / 60.0f;
+  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no mouse: no hover effects or tooltips
+  FrameCapture out;
+  out.width = width;
+  out.height = height;
+  // Warm-up frames let ImGui settle its layout and the driver compile its shaders.
+  for (int frame = 0; frame < warmup + timed; ++frame) {
+    const auto start = std::chrono::steady_clock::now();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui::NewFrame();
+    draw_app_frame(app);
+    ImGui::Render();
+    glViewport(0, 0, width, height);
+    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    glFinish();  // count the drawing, not only handing it to the driver
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    if (frame >= warmup) out.frame_ms.push_back(took.count());
+  }
+  std::vector<double> sorted = out.frame_ms;
+  std::sort(sorted.begin(), sorted.end());
+  out.median_ms = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                    : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+
+  // OpenGL's rows start at the bottom; PNG's at the top.
+  std::vector<uint8_t> upside_down(size_t(width) * height * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, upside_down.data());
+  out.rgba.resize(upside_down.size());
+  const size_t row = size_t(width) * 4;
+  for (int y = 0; y < height; ++y)
+    std::copy_n(upside_down.data() + (height - 1 - y) * row, row, out.rgba.data() + y * row);
+
+  fb.BindFramebuffer(GL_FRAMEBUFFER, 0);
+  fb.DeleteRenderbuffers(1, &colour);
+  fb.DeleteFramebuffers(1, &framebuffer);
+  return out;
+}
+
+void write_png(const std::filesystem::path& file, const FrameCapture& frame) {
+  // RGB: the frame is opaque, and a PNG without alpha is smaller.
+  std::vector<uint8_t> rgb(size_t(frame.width) * frame.height * 3);
+  for (size_t i = 0, n = size_t(frame.width) * frame.height; i < n; ++i)
+    std::copy_n(frame.rgba.data() + 4 * i, 3, rgb.data() + 3 * i);
+  if (!stbi_write_png(file.string().c_str(), frame.width, frame.height, 3, rgb.data(), frame.width * 3))
+    throw std::runtime_error("cannot write " + file.string());
+}
+
+}  // namespace ts::viz

@@ -1,0 +1,46 @@
+// The interactive lesson app: a window, the ImGui GLFW and OpenGL 3 backends, and the frame loop.
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include "viz/gui/app.hpp"
+#include "viz/gui/gl.hpp"
+#include "viz/gui/gui.hpp"
+
+namespace ts::viz {
+
+int run_gui(LessonSet lessons) {
+  GLFWwindow* window = open_gl_window(1280, 800, "TileScope", true);
+  glfwSwapInterval(1);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  App app;
+  init_app(app, std::move(lessons));
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  while (!glfwWindowShouldClose(window)) {
+    // Sleep until input arrives (or 50 ms pass): an idle lesson costs no CPU.
+    glfwWaitEventsTimeout(0.05);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+    draw_app_frame(app);
+    ImGui::Render();
+    int width = 0, height = 0;
+    glfwGetFramebufferSize(window, &width, &height);
+    glViewport(0, 0, width, height);
+    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    glfwSwapBuffers(window);
+  }
+
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return 0;
+}
+
+}  // namespace ts::viz

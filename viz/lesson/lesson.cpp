@@ -1,0 +1,306 @@
+#include "viz/lesson/lesson.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+namespace ts::viz {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // files saved on Windows
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::vector<std::string_view> split_words(std::string_view s) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    size_t j = i;
+    while (j < s.size() && !std::isspace(static_cast<unsigned char>(s[j]))) ++j;
+    if (j > i) words.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+std::string join(const std::vector<std::string_view>& words) {
+  std::string s;
+  for (auto w : words) s += (s.empty() ? "" : " ") + std::string(w);
+  return s;
+}
+
+// "key: value" with a lower-case key, as directive lines and front matter are written.
+// Returns the key, or nothing if the line does not look like one.
+std::optional<std::string_view> directive_key(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && (std::islower(static_cast<unsigned char>(line[i])) || line[i] == '_')) ++i;
+  if (i == 0 || i >= line.size() || line[i] != ':') return std::nullopt;
+  if (i + 1 < line.size() && line[i + 1] != ' ' && line[i + 1] != '\t') return std::nullopt;  // "http://"
+  return line.substr(0, i);
+}
+
+bool is_fence(std::string_view line) {
+  const auto t = trim(line);
+  return t.starts_with("```") || t.starts_with("~~~");
+}
+
+bool valid_id(std::string_view id) {
+  return !id.empty() && std::all_of(id.begin(), id.end(), [](char ch) {
+    return std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '-';
+  });
+}
+
+struct ParseFailure {
+  LessonError error;
+};
+
+class Parser {
+ public:
+  Parser(const std::string& text, const std::string& file) : file_(file), lines_(split_lines(text)) {}
+
+  Lesson parse() {
+    const size_t body = parse_front_matter();
+    parse_body(body);
+    return std::move(lesson_);
+  }
+
+ private:
+  [[noreturn]] void fail(int line, std::string reason) const { throw ParseFailure{{file_, line, std::move(reason)}}; }
+
+  // Returns the index of the first line after the closing "---".
+  size_t parse_front_matter() {
+    if (lines_.empty() || trim(lines_[0]) != "---")
+      fail(1, "a lesson begins with front matter: a '---' line, then id:, title: and scene:, then '---'");
+    std::map<std::string, std::pair<std::string, int>> keys;
+    size_t i = 1;
+    for (; i < lines_.size(); ++i) {
+      const auto t = trim(lines_[i]);
+      const int line = static_cast<int>(i) + 1;
+      if (t == "---") break;
+      if (t.empty()) continue;
+      const size_t colon = t.find(':');
+      if (colon == std::string_view::npos) fail(line, "front matter line is not 'key: value'");
+      const std::string key(trim(t.substr(0, colon)));
+      const std::string value(trim(t.substr(colon + 1)));
+      if (key != "id" && key != "title" && key != "scene")
+        fail(line, "unknown front matter key '" + key + "' (expected id, title, scene)");
+      if (keys.count(key)) fail(line, "front matter key '" + key + "' given twice");
+      if (value.empty()) fail(line, "front matter key '" + key + "' has no value");
+      keys[key] = {value, line};
+    }
+    if (i == lines_.size()) fail(static_cast<int>(lines_.size()), "front matter is not closed by a '---' line");
+    const int close_line = static_cast<int>(i) + 1;
+    for (auto key : {"id", "title", "scene"})
+      if (!keys.count(key)) fail(close_line, std::string("front matter has no '") + key + ":'");
+
+    const auto& [id, id_line] = keys["id"];
+    if (!valid_id(id)) fail(id_line, "id '" + id + "' may only use a-z, 0-9 and '-'");
+    const auto& [scene, scene_line] = keys["scene"];
+    const SceneInfo* info = find_scene(scene);
+    if (!info) {
+      std::string names;
+      for (const auto& s : scenes()) names += (names.empty() ? "" : " ") + std::string(s.name);
+      fail(scene_line, "unknown scene '" + scene + "' (scenes: " + names + ")");
+    }
+    lesson_.id = id;
+    lesson_.id_line = id_line;
+    lesson_.title = keys["title"].first;
+    lesson_.file = file_;
+    lesson_.scene = info->kind;
+    state_ = default_state(info->kind);
+    return i + 1;
+  }
+
+  void parse_body(size_t first) {
+    bool in_fence = false, in_directives = false;
+    int fence_line = 0;
+    for (size_t i = first; i < lines_.size(); ++i) {
+      const std::string& raw = lines_[i];
+      const auto t = trim(raw);
+      const int line = static_cast<int>(i) + 1;
+      if (!in_fence && (raw.starts_with("## ") || trim(raw) == "##")) {
+        finish_step();
+        const auto title = trim(std::string_view(raw).substr(2));
+        if (title.empty()) fail(line, "a step heading needs a title: '## Title'");
+        LessonStep step;
+        step.title = std::string(title);
+        step.line = line;
+        lesson_.steps.push_back(std::move(step));
+        knob_names_.clear();
+        last_knob_line_ = 0;
+        in_directives = true;
+        continue;
+      }
+      if (lesson_.steps.empty()) {
+        if (t.empty()) continue;
+        fail(line, "text before the first step: begin each step with a '## Title' line");
+      }
+      LessonStep& step = lesson_.steps.back();
+      if (in_directives && !in_fence) {
+        if (t.empty()) continue;
+        if (const auto key = directive_key(t)) {
+          if (*key == "knobs") {
+            parse_knobs(step, t.substr(6), line);
+            continue;
+          }
+          if (*key == "highlight") {
+            parse_highlights(step, t.substr(10), line);
+            continue;
+          }
+          fail(line, "unknown step key '" + std::string(*key) + ":' (a step may begin with knobs: and highlight: lines)");
+        }
+        in_directives = false;
+      } else if (!in_fence) {
+        if (const auto key = directive_key(t); key && (*key == "knobs" || *key == "highlight"))
+          fail(line, "'" + std::string(*key) + ":' must come right after the step heading, before the step's text");
+      }
+      if (is_fence(raw)) {
+        in_fence = !in_fence;
+        fence_line = line;
+      }
+      step.markdown += raw + "\n";
+    }
+    if (in_fence) fail(fence_line, "code block opened here is not closed");
+    finish_step();
+    if (lesson_.steps.empty())
+      fail(static_cast<int>(lines_.size()), "a lesson needs at least one step: a '## Title' line");
+  }
+
+  void parse_knobs(LessonStep& step, std::string_view rest, int line) {
+    const auto words = split_words(rest);
+    if (words.empty()) fail(line, "'knobs:' lists no knob (write knobs: name=value ...)");
+    for (auto word : words) {
+      const size_t eq = word.find('=');
+      if (eq == std::string_view::npos || eq == 0 || eq + 1 == word.size())
+        fail(line, "knob '" + std::string(word) + "' is not written name=value");
+      const std::string name(word.substr(0, eq)), value(word.substr(eq + 1));
+      if (std::find(knob_names_.begin(), knob_names_.end(), name) != knob_names_.end())
+        fail(line, "knob '" + name + "' set twice in this step");
+      knob_names_.push_back(name);
+      if (auto reason = set_knob(state_, name, value); !reason.empty()) fail(line, reason);
+      step.knobs.push_back({name, value, line});
+    }
+    last_knob_line_ = line;
+  }
+
+  void parse_highlights(LessonStep& step, std::string_view rest, int line) {
+    const auto words = split_words(rest);
+    if (words.empty()) fail(line, "'highlight:' lists nothing");
+    const auto& allowed = scene_info(lesson_.scene).highlights;
+    for (auto word : words) {
+      if (std::find(allowed.begin(), allowed.end(), word) == allowed.end())
+        fail(line, "unknown highlight '" + std::string(word) + "' for scene '" +
+                       std::string(scene_info(lesson_.scene).name) + "' (highlights: " + join(allowed) + ")");
+      step.highlights.emplace_back(word);
+    }
+  }
+
+  // The step's knobs are all read: check them together and freeze the scene it opens with.
+  void finish_step() {
+    if (lesson_.steps.empty()) return;
+    LessonStep& step = lesson_.steps.back();
+    if (auto reason = validate(state_); !reason.empty()) fail(last_knob_line_ ? last_knob_line_ : step.line, reason);
+    step.state = state_;
+    // Keep the prose without the blank lines around it.
+    auto& md = step.markdown;
+    const size_t start = md.find_first_not_of(" \t\n");
+    md = start == std::string::npos ? "" : md.substr(start, md.find_last_not_of(" \t\n") - start + 1) + "\n";
+  }
+
+  std::string file_;
+  std::vector<std::string> lines_;
+  Lesson lesson_;
+  SceneState state_;
+  std::vector<std::string> knob_names_;  // set in the current step
+  int last_knob_line_ = 0;
+};
+
+// "12-name.md" -> 12; other names are not lesson files.
+std::optional<long> lesson_number(const std::string& name) {
+  size_t i = 0;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i]))) ++i;
+  if (i == 0 || i > 9 || i >= name.size() || name[i] != '-' || !name.ends_with(".md") || name.size() <= i + 4)
+    return std::nullopt;
+  return std::strtol(name.substr(0, i).c_str(), nullptr, 10);
+}
+
+}  // namespace
+
+std::variant<Lesson, LessonError> parse_lesson(const std::string& text, const std::string& file) {
+  try {
+    return Parser(text, file).parse();
+  } catch (const ParseFailure& f) {
+    return f.error;
+  }
+}
+
+std::variant<Lesson, LessonError> load_lesson_file(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return LessonError{file.string(), 1, "cannot read the file"};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_lesson(text.str(), file.string());
+}
+
+LessonSet load_lessons(const fs::path& dir) {
+  if (!fs::is_directory(dir)) throw std::runtime_error("lessons folder '" + dir.string() + "' does not exist");
+  std::vector<std::pair<long, std::string>> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (const auto number = lesson_number(name); number && entry.is_regular_file()) files.emplace_back(*number, name);
+  }
+  std::sort(files.begin(), files.end());
+  LessonSet set;
+  for (const auto& [number, name] : files) {
+    auto result = load_lesson_file(dir / name);
+    if (auto* error = std::get_if<LessonError>(&result)) {
+      set.errors.push_back(std::move(*error));
+      continue;
+    }
+    auto& lesson = std::get<Lesson>(result);
+    if (const int other = find_lesson(set, lesson.id); other >= 0) {
+      set.errors.push_back({lesson.file, lesson.id_line,
+                            "lesson id '" + lesson.id + "' is already used by " + set.lessons[other].file});
+      continue;
+    }
+    set.lessons.push_back(std::move(lesson));
+  }
+  return set;
+}
+
+fs::path default_lessons_dir() {
+  if (const char* env = std::getenv("TILESCOPE_LESSONS_DIR"); env && *env) return env;
+#ifdef TILESCOPE_SOURCE_DIR
+  if (const fs::path source = fs::path(TILESCOPE_SOURCE_DIR) / "lessons"; fs::is_directory(source)) return source;
+#endif
+  return "lessons";
+}
+
+int find_lesson(const LessonSet& set, const std::string& id) {
+  for (size_t i = 0; i < set.lessons.size(); ++i)
+    if (set.lessons[i].id == id) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace ts::viz

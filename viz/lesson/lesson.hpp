@@ -1,0 +1,76 @@
+#pragma once
+// Lessons: one Markdown file each under lessons/, read at run time so that a teacher edits them
+// without recompiling. lessons/README.md documents the format; in short:
+//
+//   ---
+//   id: banks-swizzles
+//   title: Swizzled layouts and bank conflicts
+//   scene: banks
+//   ---
+//
+//   ## The plain tile
+//   knobs: swizzle=none rows=16 cols=64 access=ldsm4
+//   highlight: banks totals
+//
+//   Markdown prose of the step...
+//
+// A step's knobs start from the previous step's (the first step's from the scene's defaults).
+// The parser is strict: the first problem in a file is reported as "file:line: reason".
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "viz/lesson/scenes.hpp"
+
+namespace ts::viz {
+
+struct KnobSetting {
+  std::string name, value;
+  int line = 0;
+};
+
+struct LessonStep {
+  std::string title;
+  int line = 0;                         // of its "## " heading
+  std::vector<KnobSetting> knobs;       // as written in this step
+  std::vector<std::string> highlights;  // this step only
+  std::string markdown;                 // the prose, directive lines removed
+  SceneState state;                     // the scene as this step opens it
+};
+
+struct Lesson {
+  std::string id, title, file;
+  int id_line = 0;
+  SceneKind scene = SceneKind::roofline;
+  std::vector<LessonStep> steps;
+};
+
+struct LessonError {
+  std::string file;
+  int line = 0;
+  std::string reason;
+  std::string text() const { return file + ":" + std::to_string(line) + ": " + reason; }
+};
+
+// Parses one lesson's text; `file` is only used in error messages.
+std::variant<Lesson, LessonError> parse_lesson(const std::string& text, const std::string& file);
+std::variant<Lesson, LessonError> load_lesson_file(const std::filesystem::path& file);
+
+struct LessonSet {
+  std::vector<Lesson> lessons;      // in file-name order
+  std::vector<LessonError> errors;  // one per file that failed (its lesson is left out)
+};
+
+// Every lesson file of a folder: files named "<number>-<name>.md" (others, like README.md, are
+// not lessons), ordered by that number. Throws std::runtime_error if `dir` is not a folder.
+LessonSet load_lessons(const std::filesystem::path& dir);
+
+// Where lessons are read from when no folder is given: $TILESCOPE_LESSONS_DIR, then lessons/ of
+// the source tree the binary was built from, then ./lessons.
+std::filesystem::path default_lessons_dir();
+
+// Index of the lesson with this id, or -1.
+int find_lesson(const LessonSet& set, const std::string& id);
+
+}  // namespace ts::viz
