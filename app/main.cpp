@@ -10,12 +10,15 @@ int main(int argc, char** argv) {
   std::vector<ts::app::VerbRun> verbs;
   verbs.push_back(ts::app::add_banks_verb(cli));
   verbs.push_back(ts::app::add_bench_verb(cli));
+  verbs.push_back(ts::app::add_lessons_verb(cli));
+  verbs.push_back(ts::app::add_render_verb(cli));
+  std::string lessons_dir;
+  cli.add_option("--lessons-dir", lessons_dir, "With no verb: folder of lesson files the GUI opens");
   try {
     cli.parse(argc, argv);
     for (auto& run : verbs)
       if (int rc = run(); rc >= 0) return rc;
-    std::cerr << "tilescope: this build has no GUI; run a verb (tilescope --help)\n";
-    return 2;
+    return ts::app::run_lesson_gui(lessons_dir);
   } catch (const CLI::CallForHelp&) {
     std::cout << cli.help();
     return 0;

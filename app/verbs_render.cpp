@@ -1,0 +1,90 @@
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "app/lessons_folder.hpp"
+#ifdef TILESCOPE_HAVE_GUI
+#include "viz/gui/gui.hpp"
+#endif
+
+namespace ts::app {
+
+namespace {
+
+// "1280x800" -> {1280, 800}.
+std::pair<int, int> parse_size(const std::string& text) {
+  const auto bad = [&] { return UsageError("--size '" + text + "' is not WIDTHxHEIGHT in pixels, e.g. 1280x800"); };
+  const size_t x = text.find('x');
+  if (x == std::string::npos) throw bad();
+  int w = 0, h = 0;
+  const char* end = text.data() + text.size();
+  const auto rw = std::from_chars(text.data(), text.data() + x, w);
+  const auto rh = std::from_chars(text.data() + x + 1, end, h);
+  if (rw.ec != std::errc() || rw.ptr != text.data() + x || rh.ec != std::errc() || rh.ptr != end || w < 1 || h < 1)
+    throw bad();
+  return {w, h};
+}
+
+}  // namespace
+
+VerbRun add_render_verb(CLI::App& cli) {
+  struct Args {
+    std::string lesson, out, size = "1280x800", lessons_dir;
+    int step = 1, frames = 15;
+  };
+  auto args = std::make_shared<Args>();
+  auto* cmd = cli.add_subcommand("render", "Draw one lesson step, the whole app frame, to a PNG without a window");
+  cmd->add_option("--lesson", args->lesson, "Lesson id (see: tilescope lessons)")->required();
+  cmd->add_option("--step", args->step, "Step number, from 1")->required();
+  cmd->add_option("--out", args->out, "PNG file to write")->required();
+  cmd->add_option("--size", args->size, "WIDTHxHEIGHT in pixels")->capture_default_str();
+  cmd->add_option("--frames", args->frames, "Frames timed after 3 warm-up frames")->capture_default_str();
+  cmd->add_option("--lessons-dir", args->lessons_dir, "Folder of lesson files (default: $TILESCOPE_LESSONS_DIR, else lessons/)");
+  return [cmd, args]() -> int {
+    if (!cmd->parsed()) return -1;
+#ifndef TILESCOPE_HAVE_GUI
+    throw UsageError("this build has no GUI, so it cannot render (it needs GLFW, Dear ImGui, stb and md4c at build time)");
+#endif
+    // Bad input is refused before any window is opened, so it reads the same with or without a display.
+    const auto [width, height] = parse_size(args->size);
+    if (args->frames < 1 || args->frames > 1000) throw UsageError("--frames must be from 1 to 1000");
+    if (std::filesystem::path(args->out).extension() != ".png") throw UsageError("--out '" + args->out + "' must end in .png");
+    viz::LessonSet set = load_lessons_or_usage_error(args->lessons_dir);
+    const int lesson = viz::find_lesson(set, args->lesson);
+    if (lesson < 0) {
+      std::string ids;
+      for (const auto& l : set.lessons) ids += (ids.empty() ? "" : " ") + l.id;
+      throw UsageError("unknown lesson '" + args->lesson + "' (lessons: " + (ids.empty() ? "none loaded" : ids) + ")");
+    }
+    const int steps = static_cast<int>(set.lessons[lesson].steps.size());
+    if (args->step < 1 || args->step > steps)
+      throw UsageError("lesson '" + args->lesson + "' has steps 1 to " + std::to_string(steps) + ", not " +
+                       std::to_string(args->step));
+#ifdef TILESCOPE_HAVE_GUI
+    viz::HeadlessRenderer renderer(std::move(set));
+    if (width > renderer.max_size() || height > renderer.max_size())
+      throw UsageError("--size " + args->size + " is larger than this OpenGL driver allows (" +
+                       std::to_string(renderer.max_size()) + " pixels a side)");
+    const viz::FrameCapture frame = renderer.render(lesson, args->step - 1, width, height, 3, args->frames);
+    viz::write_png(args->out, frame);
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.2f", frame.median_ms);
+    std::cout << "wrote " << args->out << " (" << width << "x" << height << "), lesson " << args->lesson << " step "
+              << args->step << "; frame time " << ms << " ms (median of " << frame.frame_ms.size()
+              << " frames after 3 warm-up frames)\n";
+#endif
+    return 0;
+  };
+}
+
+int run_lesson_gui(const std::string& lessons_dir) {
+#ifdef TILESCOPE_HAVE_GUI
+  return viz::run_gui(load_lessons_or_usage_error(lessons_dir));
+#else
+  (void)lessons_dir;
+  throw UsageError("this build has no GUI; run a verb (tilescope --help)");
+#endif
+}
+
+}  // namespace ts::app
