@@ -52,8 +52,10 @@ struct gemm {
     if constexpr (BRowMajor) warpgroup::mma_AB(s.acc, in.a[consumer], in.b, k > 0);
     else warpgroup::mma_ABt(s.acc, in.a[consumer], in.b, k > 0);
     warpgroup::mma_commit_group();
-    warpgroup::mma_async_wait<0>(s.acc);  // the stage is free once this returns
+    warpgroup::mma_async_wait<sched::release_lag(Stages)>(s.acc);  // newest slice may stay in flight
   }
+
+  static TS_KERNEL_FN void compute_done(consumer_state& s) { warpgroup::mma_async_wait<0>(s.acc); }
 
   static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int consumer) {
     const auto t = sched::tile_of(g.order, tile, g.tiles_m, g.tiles_n);

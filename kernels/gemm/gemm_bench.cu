@@ -12,6 +12,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/gemm/gemm_bench.hpp"
@@ -62,27 +64,34 @@ void cublas_gemm(cublasHandle_t h, const void* a, const void* b, void* c, const 
         "cublasGemmEx");
 }
 
-template <class F>
-double median_ms(F&& run, int sets, int reps) {
+// Times `ours` and `theirs` alternately (ABAB...), so that both see the same clocks and power
+// state; returns both medians in ms.
+template <class F, class G>
+std::pair<double, double> median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
-  for (int i = 0; i < 3; ++i) run(i % sets);  // warm-up: module load, handles, clocks
+  for (int i = 0; i < 3; ++i) ours(i % sets), theirs(i % sets);  // warm-up: module load, handles, clocks
   check(cudaDeviceSynchronize(), "warm-up");
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
+  auto time_one = [&](auto&& run, int i) {
     check(cudaEventRecord(start), "cudaEventRecord");
     run(i % sets);
     check(cudaEventRecord(stop), "cudaEventRecord");
     check(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    t.push_back(ms);
+    return ms;
+  };
+  std::vector<float> a, b;
+  for (int i = 0; i < reps; ++i) {
+    a.push_back(time_one(ours, i));
+    b.push_back(time_one(theirs, i));
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  return {a[a.size() / 2], b[b.size() / 2]};
 }
 
 std::string json_escape(const std::string& s) {
@@ -162,10 +171,12 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     DeviceBuffer c(s.m * s.n * 4);
     const double flop = 2.0 * s.m * s.n * s.k;
     const int reps = flop > 4e12 ? 20 : 50;
-    r.ms = median_ms([&](int i) { launch_gemm(as[i]->p, bs[i]->p, c.p, s, r.cfg, nullptr); }, sets, reps);
-    r.cublas_ms = median_ms([&](int i) {
-      cublas_gemm(h, as[i]->p, bs[i]->p, c.p, s, r.cfg.b_row_major, r.cfg.out == OutType::bf16 ? CUDA_R_16BF : CUDA_R_32F);
-    }, sets, reps);
+    std::tie(r.ms, r.cublas_ms) = median_ms_interleaved(
+        [&](int i) { launch_gemm(as[i]->p, bs[i]->p, c.p, s, r.cfg, nullptr); },
+        [&](int i) {
+          cublas_gemm(h, as[i]->p, bs[i]->p, c.p, s, r.cfg.b_row_major, r.cfg.out == OutType::bf16 ? CUDA_R_16BF : CUDA_R_32F);
+        },
+        sets, reps);
     r.tflops = flop / r.ms / 1e9;
     r.cublas_tflops = flop / r.cublas_ms / 1e9;
     std::fprintf(stderr, "%-7s %6lldx%6lldx%6lld %-70s %8.3f ms %7.1f TFLOPS | cuBLAS %8.3f ms %7.1f\n", r.group.c_str(),

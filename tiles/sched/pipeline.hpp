@@ -5,7 +5,9 @@
 // a (possibly persistent) grid: block b computes tiles b, b + grid, b + 2 grid, ...
 //
 //   K::load(input_stage&, globals, tile, iter, barrier&)   one elected producer thread issues TMA
-//   K::compute(consumer_state&, input_stage&, consumer, iter)   each consumer warpgroup
+//   K::compute(consumer_state&, input_stage&, consumer, iter)   each consumer warpgroup; may leave
+//       one MMA group in flight
+//   K::compute_done(consumer_state&)   wait for every MMA of the tile
 //   K::store(consumer_state&, output_stage&, globals, tile, consumer)   epilogue of one tile
 //   K::finish(output_stage&, globals, consumer)   once, after the last tile
 //
@@ -17,6 +19,10 @@
 #include "tiles/tiles.hpp"
 
 namespace ts::sched {
+
+// How many iterations late a consumer hands a stage back: with one stage there is nothing to
+// overlap (and a late release would deadlock), with more the newest MMA group stays in flight.
+constexpr int release_lag(int stages) { return stages > 1 ? 1 : 0; }
 
 template <class K>
 struct pipeline_shared {
@@ -72,12 +78,22 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     int stage = 0;
     uint32_t phase = 0;
     for (int tile = block_index(); tile < tiles; tile += grid_blocks()) {
+      // K::compute may leave release_lag(stages) MMA groups in flight, so a stage is handed back
+      // that many iterations late, once the MMAs that read it are known to be done.
+      int previous = -1;
       for (int it = 0; it < iters; ++it) {
         wait(s.inputs_full[stage], phase);
         K::compute(state, s.inputs[stage], consumer, it);
-        if (elect_one()) arrive(s.inputs_empty[stage]);
+        if constexpr (release_lag(K::stages) == 0) {
+          if (elect_one()) arrive(s.inputs_empty[stage]);
+        } else {
+          if (previous >= 0 && elect_one()) arrive(s.inputs_empty[previous]);
+          previous = stage;
+        }
         if (++stage == K::stages) stage = 0, phase ^= 1;
       }
+      K::compute_done(state);
+      if (previous >= 0 && elect_one()) arrive(s.inputs_empty[previous]);
       K::store(state, s.outputs[consumer], g, tile, consumer);
     }
     K::finish(s.outputs[consumer], g, consumer);
