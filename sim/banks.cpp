@@ -39,6 +39,19 @@ const SmemOpInfo& info(SmemOp op) {
   throw std::logic_error("unknown SmemOp");
 }
 
+// Rule 3 of banks.hpp: a 64- or 128-bit load whose lanes share addresses in pairs (i with i^1 for
+// the whole warp, or i with i^2) runs in phases twice as wide. Measured on an H100; stores,
+// ldmatrix/stmatrix and other pairings (i^3, i^4, i^8, i^16, part of the warp) do not merge.
+static uint32_t paired_lanes_xor(const SmemOpInfo& op, std::span<const uint32_t, kWarpSize> offsets) {
+  if (op.op != SmemOp::ld64 && op.op != SmemOp::ld128) return 0;
+  for (const uint32_t x : {1u, 2u}) {
+    bool all = true;
+    for (uint32_t lane = 0; lane < kWarpSize && all; ++lane) all = offsets[lane] == offsets[lane ^ x];
+    if (all) return x;
+  }
+  return 0;
+}
+
 BankReport analyze_banks(const SmemOpInfo& op, std::span<const uint32_t, kWarpSize> offsets) {
   // ldmatrix rows are 16 bytes and must be 16-byte aligned, like a 128-bit access.
   for (uint32_t lane = 0; lane < op.active_lanes; ++lane) {
@@ -49,11 +62,14 @@ BankReport analyze_banks(const SmemOpInfo& op, std::span<const uint32_t, kWarpSi
     }
   }
   BankReport report{op, 0, 0, {}, {}};
-  for (uint32_t phase = 0; phase < op.phases(); ++phase) {
+  report.paired_lanes_xor = paired_lanes_xor(op, offsets);
+  report.lanes_per_phase = report.paired_lanes_xor ? 2 * op.lanes_per_phase : op.lanes_per_phase;
+  const uint32_t phases = op.active_lanes / report.lanes_per_phase;
+  for (uint32_t phase = 0; phase < phases; ++phase) {
     // (bank, word address) -> lanes. Distinct words per bank decide the phase's wavefronts.
     std::map<std::pair<uint32_t, uint32_t>, std::vector<uint32_t>> words;
-    for (uint32_t i = 0; i < op.lanes_per_phase; ++i) {
-      const uint32_t lane = phase * op.lanes_per_phase + i;
+    for (uint32_t i = 0; i < report.lanes_per_phase; ++i) {
+      const uint32_t lane = phase * report.lanes_per_phase + i;
       for (uint32_t b = 0; b < op.bytes_per_lane; b += kBankWidthBytes) {
         const uint32_t addr = offsets[lane] + b;
         words[{(addr / kBankWidthBytes) % kBanks, addr}].push_back(lane);
@@ -68,7 +84,8 @@ BankReport analyze_banks(const SmemOpInfo& op, std::span<const uint32_t, kWarpSi
     report.wavefronts_per_phase.push_back(wf);
     report.wavefronts += wf;
   }
-  report.conflicts = report.wavefronts - op.ideal_wavefronts();
+  report.ideal_wavefronts = phases;
+  report.conflicts = report.wavefronts - report.ideal_wavefronts;  // every phase costs at least 1
   return report;
 }
 
@@ -111,11 +128,14 @@ static std::string join_lanes(const std::vector<uint32_t>& lanes) {
 std::string format_bank_table(const BankReport& r) {
   std::ostringstream os;
   os << "wavefronts " << r.wavefronts << " conflicts " << r.conflicts << "\n";
-  os << "op " << r.op.name << " (" << r.op.instruction << "): " << r.op.phases() << " phase(s) of "
-     << r.op.lanes_per_phase << " lanes, " << r.op.bytes_per_lane << " bytes per lane, ideal "
-     << r.op.ideal_wavefronts() << " wavefront(s)\n";
-  for (uint32_t p = 0; p < r.op.phases(); ++p)
-    os << "phase " << p << " (lanes " << p * r.op.lanes_per_phase << "-" << (p + 1) * r.op.lanes_per_phase - 1
+  os << "op " << r.op.name << " (" << r.op.instruction << "): " << r.phases() << " phase(s) of "
+     << r.lanes_per_phase << " lanes, " << r.op.bytes_per_lane << " bytes per lane, ideal "
+     << r.ideal_wavefronts << " wavefront(s)\n";
+  if (r.paired_lanes_xor)
+    os << "lanes i and i^" << r.paired_lanes_xor << " share every address: the load runs in " << r.phases()
+       << " phase(s) instead of " << r.op.phases() << "\n";
+  for (uint32_t p = 0; p < r.phases(); ++p)
+    os << "phase " << p << " (lanes " << p * r.lanes_per_phase << "-" << (p + 1) * r.lanes_per_phase - 1
        << "): " << r.wavefronts_per_phase[p] << " wavefront(s)\n";
   os << "phase bank  words (byte address <- lanes)\n";
   uint32_t last_phase = ~0u, last_bank = ~0u;
@@ -140,7 +160,10 @@ std::string format_bank_json(const BankReport& r) {
   j["instruction"] = r.op.instruction;
   j["wavefronts"] = r.wavefronts;
   j["conflicts"] = r.conflicts;
-  j["ideal_wavefronts"] = r.op.ideal_wavefronts();
+  j["ideal_wavefronts"] = r.ideal_wavefronts;
+  j["nominal_ideal_wavefronts"] = r.op.ideal_wavefronts();
+  j["lanes_per_phase"] = r.lanes_per_phase;
+  j["paired_lanes_xor"] = r.paired_lanes_xor;
   j["wavefronts_per_phase"] = r.wavefronts_per_phase;
   auto& words = j["words"] = nlohmann::json::array();
   for (const auto& w : r.words)

@@ -1,10 +1,28 @@
 #pragma once
-// The shared-memory bank model, counting the way Nsight Compute counts
-// (l1tex__data_pipe_lsu_wavefronts_mem_shared and ..._bank_conflicts_...):
-//   a warp's access is split into phases (32-bit: all 32 lanes; 64-bit: two half-warps;
-//   128-bit and ldmatrix/stmatrix: groups of 8 lanes); a phase costs as many wavefronts as the
-//   most distinct 4-byte words that fall into one of the 32 banks (lanes reading the same word are
-//   served together); conflicts = wavefronts - the ideal count of the instruction.
+// The shared-memory bank model, counting the way Nsight Compute counts on an H100
+// (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld / _op_st for the instruction's wavefronts,
+// l1tex__data_bank_conflicts_pipe_lsu_mem_shared for its conflicts). The rule, measured on every one
+// of 1617 single-instruction patterns over all 11 ops (data/measured/h100/banks.json, reproduced by
+// scripts/measure-banks; tests/test_banks_measured.cpp checks every row):
+//
+//  1. Phases. A warp's access is split into phases of consecutive lanes: 32-bit: all 32 lanes;
+//     64-bit: two half-warps (0-15, 16-31); 128-bit: four quarter-warps; ldmatrix/stmatrix: one phase
+//     per 8x8 matrix (8 row addresses: lanes 0-7, 8-15, ...; .x1 and .x2 ignore lanes 8-31 / 16-31).
+//  2. Cost of a phase: the most distinct 4-byte words that fall into one of the 32 banks (bank =
+//     byte address / 4 mod 32). Lanes touching the same word are served together (broadcast), also
+//     for stores; words of one lane's 64/128-bit access count like any other word.
+//  3. Paired lanes (64- and 128-bit LOADS only, LDS.64 / LDS.128). If lane i and lane i^1 read the
+//     same address for all 32 lanes, or lane i and lane i^2 do, the phases are twice as wide: a
+//     64-bit load is one phase of all 32 lanes, a 128-bit load two phases (lanes 0-15, 16-31).
+//     So ld64 with every lane on one address costs 1 wavefront, ld128 2. Other pairings (i^3, i^4,
+//     i^8, i^16), a warp paired only in part, stores and ldmatrix/stmatrix get no such merge.
+//  4. wavefronts = the sum over phases; ideal = the number of phases (1, 2 or 4 normally; 1 for a
+//     paired 64-bit load, 2 for a paired 128-bit load); conflicts = wavefronts - ideal. This equals
+//     Nsight Compute's bank-conflict metric on every measured row, and never goes negative (the
+//     op's nominal ideal, SmemOpInfo::ideal_wavefronts(), can exceed a paired load's wavefronts).
+// A launch also counts one wavefront of its own (op_misc, seen in a launch with no shared
+// instruction), which the total l1tex__data_pipe_lsu_wavefronts_mem_shared.sum includes and an
+// instruction's count does not.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -48,9 +66,14 @@ struct WordAccess {
 struct BankReport {
   SmemOpInfo op;
   uint32_t wavefronts = 0;
-  uint32_t conflicts = 0;
-  std::vector<uint32_t> wavefronts_per_phase;
-  std::vector<WordAccess> words;  // sorted by phase, bank, address
+  uint32_t conflicts = 0;                    // wavefronts - ideal_wavefronts (Nsight Compute's count)
+  std::vector<uint32_t> wavefronts_per_phase;  // one per phase actually used (see lanes_per_phase)
+  std::vector<WordAccess> words;             // sorted by phase, bank, address
+  // The phases actually used: op.lanes_per_phase, or twice that for a paired 64/128-bit load.
+  uint32_t lanes_per_phase = 0;
+  uint32_t ideal_wavefronts = 0;  // number of phases actually used
+  uint32_t paired_lanes_xor = 0;  // 1 or 2 if lane i and lane i^x share every address (merged phases), else 0
+  uint32_t phases() const { return static_cast<uint32_t>(wavefronts_per_phase.size()); }
 };
 
 // Throws std::invalid_argument (one line, says which lane) for a misaligned offset.
