@@ -11,10 +11,10 @@ using VerbRun = std::function<int()>;
 VerbRun add_banks_verb(CLI::App& cli);
 VerbRun add_lessons_verb(CLI::App& cli);
 VerbRun add_render_verb(CLI::App& cli);
+VerbRun add_bench_verb(CLI::App& cli);
 
 // No verb: the lesson app (or, in a build without the GUI, a one-line UsageError).
 int run_lesson_gui(const std::string& lessons_dir);
-VerbRun add_bench_verb(CLI::App& cli);
 
 // Raised by verbs for bad input: main prints "tilescope: <message>" and exits with status 2.
 struct UsageError : std::runtime_error {

@@ -161,7 +161,7 @@ void draw_app_frame(App& app) {
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) go(app, -1);
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) go(app, +1);
   }
-  const float left_w = std::floor(std::clamp(size.x * 0.22f, 250.0f, 330.0f));
+  const float left_w = std::floor(std::clamp(size.x * 0.24f, 250.0f, 340.0f));
   const float scene_h = std::floor(size.y * 0.63f);
 
   ImGui::SetNextWindowPos(ImVec2(0, 0));

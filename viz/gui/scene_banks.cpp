@@ -67,7 +67,7 @@ Rect draw_tile(const BanksState& s, const BanksAnalysis& a, PhaseLanes phase, co
     for (uint32_t u = 0; u < units; ++u) {
       const uint32_t bank = bank_of_element(t, r, u * elems_per_cell);
       const int who = owner[size_t(r) * units + u];
-      const float alpha = who >= 0 ? 1.0f : who == -2 ? 0.55f : 0.28f;
+      const float alpha = who >= 0 ? 1.0f : who == -2 ? 0.6f : 0.38f;
       const ImVec2 p0(o.x + u * cw, o.y + r * ch), p1(p0.x + cw - (cw > 4 ? 1 : 0), p0.y + ch - (ch > 4 ? 1 : 0));
       dl->AddRectFilled(p0, p1, bank_colour(bank, alpha));
       if (labels) {

@@ -81,7 +81,7 @@ void draw_hierarchy(const sim::MachineSpec& m, const std::vector<std::string>& h
   for (int i = 0; i < 4; ++i) {
     const Level& lv = levels[i];
     // Wider boxes further down: bigger, slower, farther from the tensor cores.
-    const float w = area.width() * (0.70f + 0.10f * i);
+    const float w = area.width() * (0.76f + 0.08f * i);
     const float x0 = area.min.x + (area.width() - w) / 2;
     const Rect box{ImVec2(x0, top + i * (box_h + gap)), ImVec2(x0 + w, top + i * (box_h + gap) + box_h)};
     dl->AddRectFilled(box.min, box.max, lv.fill, 6.0f);

@@ -1,0 +1,28 @@
+# `tilescope lessons`, in any build. Invoked by CTest:
+#   cmake -DTILESCOPE=<binary> -DLESSONS=<lessons/> -DFIXTURES=<tests/fixtures/lessons> -P cli_lessons_tests.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
+
+expect_cli(0 "1. The memory hierarchy and the roofline" ARGS lessons --dir ${LESSONS})
+expect_cli(0 "Swizzled layouts and bank conflicts" ARGS lessons --lessons-dir ${LESSONS})
+expect_cli(0 "(knobs: access=ldsm4)" ARGS lessons --dir ${LESSONS})
+# TILESCOPE_LESSONS_DIR is the default folder when none is given.
+expect_cli(1 "A good lesson" ENV TILESCOPE_LESSONS_DIR=${FIXTURES}/mixed ARGS lessons)
+
+# Some files broken: the good lessons are listed, each failure is one file:line: reason, exit 1.
+expect_cli(1 "1. A good lesson" MULTILINE ARGS lessons --dir ${FIXTURES}/mixed)
+expect_cli(1 "${FIXTURES}/mixed/02-broken.md:8: the 16x16 subtile" MULTILINE ARGS lessons --dir ${FIXTURES}/mixed)
+expect_cli(1 "${FIXTURES}/malformed/01-missing-id.md:4: front matter has no 'id:'" MULTILINE
+           ARGS lessons --dir ${FIXTURES}/malformed)
+expect_cli(1 "${FIXTURES}/malformed/02-unknown-scene.md:4: unknown scene 'pipeline'" MULTILINE
+           ARGS lessons --dir ${FIXTURES}/malformed)
+expect_cli(1 "${FIXTURES}/malformed/03-bad-knob.md:13: knob 'swizzle' value '96B'" MULTILINE
+           ARGS lessons --dir ${FIXTURES}/malformed)
+string(REGEX MATCHALL "\n" lines "${last_stderr}")
+list(LENGTH lines count)
+if(NOT count EQUAL 3)
+  message(FATAL_ERROR "expected 3 error lines for the malformed folder, got ${count}:\n${last_stderr}")
+endif()
+
+# Bad input: exit 2, one line.
+expect_cli(2 "does not exist" ARGS lessons --dir ${FIXTURES}/no-such-folder)
+expect_cli(2 "no lesson files" ARGS lessons --dir ${FIXTURES})
