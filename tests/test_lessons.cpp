@@ -95,7 +95,7 @@ TEST_CASE("malformed lessons are refused with file:line: reason", "[lessons]") {
   CHECK(error_of(kHeader + "## S\nknobs: dtype=fp32\n") == "t.md:7: ldmatrix moves 16-bit elements: set dtype=bf16");
   CHECK(error_of(kHeader + "## S\nknobs: swizzle=128B pad=16\n") ==
         "t.md:7: row padding only applies without a swizzle (swizzle=none)");
-  CHECK(error_of(kHeader + "## S\nknobs: phase=4\n") == "t.md:7: phase 4 does not exist: ldsm4 has 4 phase(s), 0 to 3");
+  CHECK(error_of(kHeader + "## S\nknobs: phase=4\n") == "t.md:7: phase 4 does not exist: ldsm4 has 4 phase(s) here, 0 to 3");
   CHECK(error_of(kHeader + "## S\n```\ncode\n") == "t.md:7: code block opened here is not closed");
   CHECK_THAT(error_of("---\nid: t\ntitle: T\nscene: roofline\n---\n## S\nknobs: machine=a100\n"),
              Catch::StartsWith("t.md:7: knob 'machine' value 'a100' names no machine file"));
@@ -207,6 +207,16 @@ TEST_CASE("banks scene accesses land where tiles/layout puts them", "[banks]") {
   BanksState ld;
   ld.pad = 4;
   CHECK_THAT(analyze_banks_scene(ld).error, Catch::Contains("not aligned to 16 bytes"));
+  // One row: every lane reads the same 16 bytes, a paired 128-bit load, which the bank model runs
+  // as 2 phases of 16 lanes; the scene's phase knob follows the model.
+  BanksState same;
+  same.rows = 1;
+  same.access = Access::col128;
+  REQUIRE(analyze_banks_scene(same).report->phases() == 2);
+  same.phase = 1;
+  CHECK(validate(SceneState{same}).empty());
+  same.phase = 2;
+  CHECK_THAT(validate(SceneState{same}), Catch::Contains("has 2 phase(s) here"));
   // Chunk reads walk the rows in order across the end of a row.
   BanksState rowwise;
   rowwise.access = Access::row128;

@@ -144,7 +144,7 @@ void draw_totals(const BanksState& s, const BanksAnalysis& a, const std::vector<
                  ImDrawList* dl, ImVec2 at) {
   const sim::BankReport& r = *a.report;
   const std::string total = "wavefronts " + std::to_string(r.wavefronts) + ", conflicts " + std::to_string(r.conflicts) +
-                            " (ideal " + std::to_string(r.op.ideal_wavefronts()) + ")";
+                            " (ideal " + std::to_string(r.ideal_wavefronts) + ")";
   text_at(dl, f.heading, at, r.conflicts == 0 ? colour::good : colour::error, total);
   std::string per_phase = "per phase:";
   for (auto w : r.wavefronts_per_phase) per_phase += " " + std::to_string(w);
@@ -164,11 +164,13 @@ void draw_banks(const BanksState& s, const std::vector<std::string>& hl, const F
   text_at(dl, f.bold, area.min, colour::white, layout_text(s, a.tile));
   text_at(dl, f.body, ImVec2(area.min.x, area.min.y + 20), colour::text, access_text(s, a));
 
-  const uint32_t lpp = a.op.lanes_per_phase;
-  const PhaseLanes phase{s.phase * lpp, a.report && s.phase < a.op.phases() ? lpp : 0};
+  // Phases as the bank model ran them (paired 64/128-bit loads merge phases).
+  const uint32_t lpp = a.report ? a.report->lanes_per_phase : a.op.lanes_per_phase;
+  const uint32_t phases = a.report ? a.report->phases() : a.op.phases();
+  const PhaseLanes phase{s.phase * lpp, a.report && s.phase < phases ? lpp : 0};
   if (phase.count)
     text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 40), colour::dim_text,
-            "phase " + std::to_string(s.phase) + " of " + std::to_string(a.op.phases()) + ": lanes " +
+            "phase " + std::to_string(s.phase) + " of " + std::to_string(phases) + ": lanes " +
                 std::to_string(phase.first) + "-" + std::to_string(phase.first + lpp - 1) +
                 " (framed); cells are elements in (row, column) order, coloured by the bank of their bytes");
 
@@ -233,7 +235,9 @@ bool edit_banks_knobs(BanksState& s) {
   changed |= choice_combo("access", s.access, accesses);
   changed |= uint_slider("r", s.r, 0, static_cast<int>(s.rows) - 1);
   changed |= uint_slider("c", s.c, 0, static_cast<int>(s.cols) - 1);
-  changed |= uint_slider("phase", s.phase, 0, static_cast<int>(access_op(s.access).phases()) - 1);
+  const BanksAnalysis a = analyze_banks_scene(s);
+  const uint32_t phases = a.report ? a.report->phases() : a.op.phases();
+  changed |= uint_slider("phase", s.phase, 0, static_cast<int>(phases) - 1);
   return changed;
 }
 
