@@ -1,6 +1,7 @@
 #pragma once
-// The GEMM as the rest of TileScope sees it (plain C++, no CUDA headers): configuration,
-// validation, and the launch entry points implemented in gemm_launch.cu.
+// The GEMM as the rest of TileScope sees it (plain C++, no CUDA headers): configuration and
+// validation (gemm_config.cpp), and the device launch entry point (gemm_launch.cu). The CPU
+// runner of the same kernel source is in gemm_host.hpp.
 #include <cstdint>
 #include <string>
 

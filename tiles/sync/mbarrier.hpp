@@ -4,11 +4,7 @@
 // name the phase by its parity (0, 1, 0, ...).
 #include <cstdint>
 
-namespace ts {
-struct alignas(8) barrier {
-  uint64_t word;
-};
-}  // namespace ts
+#include "tiles/sync/barrier.hpp"
 
 #if defined(__CUDACC__)
 #include "tiles/backend/device/core.cuh"
@@ -35,4 +31,6 @@ __device__ inline void wait(barrier& b, uint32_t parity) {
       : "memory");
 }
 }  // namespace ts
+#else
+#include "tiles/backend/host/mbarrier.hpp"
 #endif

@@ -117,4 +117,6 @@ template <int N = 0> __device__ inline void store_async_wait() {
 }
 
 }  // namespace ts::tma
+#else
+#include "tiles/backend/host/tma.hpp"
 #endif

@@ -1,0 +1,62 @@
+#pragma once
+// The one place that turns a run-time GemmConfig into a gemm<...> instance and builds its globals.
+// Both launchers go through it: gemm_launch.cu (nvcc, device backend) and gemm_host.cpp (g++, host
+// backend), so the two run the same instances of the same kernel source.
+//
+// Everything here has internal linkage (static): the host and device builds of one instance, e.g.
+// gemm<256, 4, true, float>, share a mangled name but not a definition (tma::map differs), and a
+// program may link both.
+#include <cstdint>
+
+#include "kernels/gemm/gemm.cuh"
+#include "kernels/gemm/gemm_api.hpp"
+
+namespace ts::kernels {
+
+// Tensor maps over A (M x K), B (K x N, or N x K when column-major) and C (M x N), and the tile counts.
+template <class K>
+static typename K::globals make_globals(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg) {
+  using TC = typename K::c_tile::dtype;
+  auto* pa = const_cast<bf16*>(static_cast<const bf16*>(a));
+  auto* pb = const_cast<bf16*>(static_cast<const bf16*>(b));
+  const auto ga = gl<bf16>::make(pa, 1, 1, s.m, s.k);
+  const auto gb = cfg.b_row_major ? gl<bf16>::make(pb, 1, 1, s.k, s.n) : gl<bf16>::make(pb, 1, 1, s.n, s.k);
+  const auto gc = gl<TC>::make(static_cast<TC*>(c), 1, 1, s.m, s.n);
+  return typename K::globals{tma::make_map<typename K::a_tile>(ga), tma::make_map<typename K::b_tile>(gb),
+                             tma::make_map<typename K::c_tile>(gc),
+                             static_cast<int>((s.m + K::block_m - 1) / K::block_m),
+                             static_cast<int>((s.n + K::block_n - 1) / K::block_n),
+                             static_cast<int>((s.k + K::block_k - 1) / K::block_k), cfg.order};
+}
+
+namespace dispatch {
+template <int BN, bool BRow, class TC, class F>
+static void stages(const GemmConfig& cfg, F& f) {
+  switch (cfg.stages) {
+    case 1: return f.template operator()<gemm<BN, 1, BRow, TC>>();
+    case 2: return f.template operator()<gemm<BN, 2, BRow, TC>>();
+    case 3: return f.template operator()<gemm<BN, 3, BRow, TC>>();
+    default: return f.template operator()<gemm<BN, 4, BRow, TC>>();
+  }
+}
+template <bool BRow, class TC, class F>
+static void block_n(const GemmConfig& cfg, F& f) {
+  if (cfg.block_n == 128) stages<128, BRow, TC>(cfg, f);
+  else stages<256, BRow, TC>(cfg, f);
+}
+}  // namespace dispatch
+
+// Calls f.template operator()<K>() with K = gemm<block_n, stages, b_row_major, C type> of a
+// validated cfg, e.g. with_gemm(cfg, [&]<class K>() { launch<K>(...); }).
+template <class F>
+static void with_gemm(const GemmConfig& cfg, F&& f) {
+  if (cfg.b_row_major) {
+    if (cfg.out == OutType::bf16) dispatch::block_n<true, bf16>(cfg, f);
+    else dispatch::block_n<true, float>(cfg, f);
+  } else {
+    if (cfg.out == OutType::bf16) dispatch::block_n<false, bf16>(cfg, f);
+    else dispatch::block_n<false, float>(cfg, f);
+  }
+}
+
+}  // namespace ts::kernels

@@ -1,0 +1,64 @@
+#pragma once
+// Host launcher of a pipeline kernel (tiles/sched/pipeline.hpp): the CPU stand-in for
+// pipeline_kernel<K><<<grid, pipeline_threads<K>(), pipeline_smem_bytes<K>()>>>(g). Blocks run one
+// after another in index order (a kernel must not depend on block order, so any order is right),
+// each as pipeline_threads<K>() / 32 warp fibers over its own poisoned shared memory.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "tiles/backend/host/fiber.hpp"
+#include "tiles/sched/pipeline.hpp"
+
+namespace ts::host {
+
+// What an H100 grants one block (227 KB of shared memory): a launch the GPU would refuse fails here too.
+inline constexpr std::size_t max_smem_bytes = 227 * 1024;
+
+// Names the pipeline's barriers in deadlock reports ("inputs_full[1]").
+template <class K>
+std::string pipeline_barrier_name(const char* smem, const void* p) {
+  const auto& s =
+      *reinterpret_cast<const sched::pipeline_shared<K>*>((reinterpret_cast<std::uintptr_t>(smem) + 1023) & ~std::uintptr_t{1023});
+  for (int i = 0; i < K::stages; ++i) {
+    if (p == &s.inputs_full[i]) return "inputs_full[" + std::to_string(i) + "]";
+    if (p == &s.inputs_empty[i]) return "inputs_empty[" + std::to_string(i) + "]";
+  }
+  return {};
+}
+
+template <class K>
+void launch(int grid_blocks, const typename K::globals& g) {
+  constexpr std::size_t bytes = sched::pipeline_smem_bytes<K>();
+  constexpr int threads = sched::pipeline_threads<K>();
+  static_assert(threads % 32 == 0 && threads <= 1024, "a block has whole warps, at most 1024 threads");
+  if (bytes > max_smem_bytes)
+    throw std::runtime_error("ts::host::launch: " + std::to_string(bytes) + " bytes of shared memory exceed the " +
+                             std::to_string(max_smem_bytes) + " an H100 block may have");
+  if (grid_blocks <= 0) throw std::invalid_argument("ts::host::launch: the grid needs at least one block");
+
+  struct Free {
+    void operator()(char* p) const { ::operator delete[](p, std::align_val_t{1024}); }
+  };
+  std::unique_ptr<char[], Free> smem(static_cast<char*>(::operator new[](bytes, std::align_val_t{1024})));
+  for (int b = 0; b < grid_blocks; ++b) {
+    // All bits set: bf16 and fp32 NaNs, and barriers that read as uninitialised. A kernel that
+    // reads shared memory nobody wrote gets NaNs, not a lucky zero from the previous block.
+    std::memset(smem.get(), 0xff, bytes);
+    Block blk;
+    blk.index = b;
+    blk.grid = grid_blocks;
+    blk.warps = threads / 32;
+    blk.smem = smem.get();
+    blk.smem_bytes = bytes;
+    const char* base = smem.get();
+    blk.name_of = [base](const void* p) { return pipeline_barrier_name<K>(base, p); };
+    run_block(blk, [&] { sched::run_pipeline<K>(g, smem.get()); });
+  }
+}
+
+}  // namespace ts::host

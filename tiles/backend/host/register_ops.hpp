@@ -1,0 +1,36 @@
+#pragma once
+// Host backend of the register-tile ops (tiles/backend/device/register_ops.cuh). A host rt holds
+// the whole warp's R x C tile row-major in `v`, so these are plain loops.
+#include <stdexcept>
+#include <type_traits>
+
+#include "tiles/backend/host/core.hpp"
+#include "tiles/types/register.hpp"
+#include "tiles/types/shared.hpp"
+
+namespace ts {
+
+template <class T, int R, int C, class L> inline void zero(rt<T, R, C, L>& d) {
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) d.v[r][c] = from_float<T>(0.f);
+}
+
+namespace warpgroup {
+// This warp's 16 rows (16w..16w+15) of columns [col0, col0 + ST::cols) of `src` into the 64-row
+// shared tile `dst`, converted to dst's type (bf16: round to nearest even), in dst's swizzled layout.
+template <SharedTile ST, int N>
+inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
+  using T = typename ST::dtype;
+  static_assert(ST::rows == 64, "warpgroup::store: the shared tile must have the warpgroup's 64 rows");
+  // The device op moves whole 16-column blocks; any other offset would write outside dst there.
+  if (col0 % 16 != 0) throw std::invalid_argument("warpgroup::store: col0 must be a multiple of 16");
+  const int row0 = 16 * warpgroup::warpid();
+  for (int c = col0; c < col0 + ST::cols && c < N; ++c)
+    for (int r = 0; r < 16; ++r) {
+      if constexpr (std::is_same_v<T, float>) *dst.at(row0 + r, c - col0) = src.v[r][c];
+      else *dst.at(row0 + r, c - col0) = from_float<T>(src.v[r][c]);
+    }
+}
+}  // namespace warpgroup
+
+}  // namespace ts

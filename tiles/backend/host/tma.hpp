@@ -1,0 +1,87 @@
+#pragma once
+// Host backend of TMA (tiles/tma/tma.hpp): a tma::map<ST> is the gl's pointer and dims; a load
+// copies the box into the shared tile in its swizzled layout (st::at), zero-filling what lies out
+// of range, and credits the whole box's bytes to the barrier at once (as the GPU does, zeros
+// count). Completing at issue is one legal order of the asynchronous copy: the barrier protocol
+// of a correct kernel cannot tell the difference. A store writes the in-range elements at issue,
+// so the bulk-group waits have nothing to wait for.
+//
+// These live in the inline namespace cpu_backend: the device backend has host-side functions of
+// the same names (make_map for a float tile) with other bodies, and a program that links both
+// (the app, the simulator) must not get one in place of the other.
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "tiles/backend/host/mbarrier.hpp"
+#include "tiles/types/global.hpp"
+#include "tiles/types/shared.hpp"
+
+namespace ts::tma {
+inline namespace cpu_backend {
+
+template <SharedTile ST>
+struct map {
+  using T = typename ST::dtype;
+  T* ptr = nullptr;
+  std::array<int64_t, 4> dims{};  // batch, head, rows, cols (as gl)
+
+  bool in_range(int64_t b, int64_t h, int64_t r, int64_t c) const {
+    return b >= 0 && b < dims[0] && h >= 0 && h < dims[1] && r >= 0 && r < dims[2] && c >= 0 && c < dims[3];
+  }
+  T& at(int64_t b, int64_t h, int64_t r, int64_t c) const { return ptr[((b * dims[1] + h) * dims[2] + r) * dims[3] + c]; }
+};
+
+// Checks what cuTensorMapEncodeTiled checks for this use, so a map the GPU would refuse is refused
+// here too (the device's messages for the same cases: invalid_argument for the row, runtime_error
+// from the encoder for the rest).
+template <SharedTile ST, class GL>
+map<ST> make_map(const GL& g) {
+  using T = typename ST::dtype;
+  static_assert(std::is_same_v<T, typename GL::dtype>, "tma::make_map: tile and global element types differ");
+  if ((g.cols() * sizeof(T)) % 16 != 0)
+    throw std::invalid_argument("TMA needs rows of a multiple of 16 bytes; got " + std::to_string(g.cols()) + " columns");
+  if (g.ptr == nullptr) throw std::runtime_error("tma::make_map: the global address is null");
+  if (reinterpret_cast<std::uintptr_t>(g.ptr) % 16 != 0)
+    throw std::runtime_error("tma::make_map: the global address must be 16-byte aligned (cuTensorMapEncodeTiled refuses it)");
+  const std::array<int64_t, 4> dims{g.batch(), g.heads(), g.rows(), g.cols()};
+  for (int64_t d : dims)
+    if (d <= 0 || d > (int64_t{1} << 32))
+      throw std::runtime_error("tma::make_map: every dimension must be in 1..2^32 (cuTensorMapEncodeTiled refuses it)");
+  if (ST::rows > 256 || ST::block_cols > 256)
+    throw std::runtime_error("tma::make_map: a TMA box is at most 256 x 256 elements (cuTensorMapEncodeTiled refuses it)");
+  map<ST> m;
+  m.ptr = g.ptr;
+  m.dims = dims;
+  return m;
+}
+
+// One warp (elected thread on the GPU): load tile `idx` (in units of ST's rows and cols) into `dst`
+// and complete ST::bytes on `bar`, which the caller armed with expect_bytes(bar, ST::bytes).
+template <SharedTile ST>
+inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
+  using T = typename ST::dtype;
+  const int64_t r0 = int64_t{idx.r} * ST::rows, c0 = int64_t{idx.c} * ST::cols;
+  for (int r = 0; r < ST::rows; ++r)
+    for (int c = 0; c < ST::cols; ++c)
+      *dst.at(r, c) = m.in_range(idx.b, idx.h, r0 + r, c0 + c) ? m.at(idx.b, idx.h, r0 + r, c0 + c) : from_float<T>(0.f);
+  host::complete_tx(bar, static_cast<uint32_t>(ST::bytes));
+}
+
+// One warp: store `src` to tile `idx`; elements outside the global tensor are not written.
+template <SharedTile ST>
+inline void store_async(const map<ST>& m, const ST& src, coord idx) {
+  const int64_t r0 = int64_t{idx.r} * ST::rows, c0 = int64_t{idx.c} * ST::cols;
+  for (int r = 0; r < ST::rows; ++r)
+    for (int c = 0; c < ST::cols; ++c)
+      if (m.in_range(idx.b, idx.h, r0 + r, c0 + c)) m.at(idx.b, idx.h, r0 + r, c0 + c) = *src.at(r, c);
+}
+
+// Stores are done when issued.
+template <int N = 0> inline void store_async_read_wait() {}
+template <int N = 0> inline void store_async_wait() {}
+
+}  // namespace cpu_backend
+}  // namespace ts::tma
