@@ -1,0 +1,425 @@
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <deque>
+#include <queue>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "sim/l2.hpp"
+
+namespace ts::sim {
+
+std::string_view op_name(OpKind k) {
+  switch (k) {
+    case OpKind::barrier_init: return "barrier_init";
+    case OpKind::expect_bytes: return "expect_bytes";
+    case OpKind::arrive: return "arrive";
+    case OpKind::wait: return "wait";
+    case OpKind::tma_load: return "tma_load";
+    case OpKind::tma_store: return "tma_store";
+    case OpKind::tma_store_commit: return "tma_store_commit";
+    case OpKind::tma_store_wait: return "tma_store_wait";
+    case OpKind::mma: return "mma";
+    case OpKind::mma_commit: return "mma_commit";
+    case OpKind::mma_wait: return "mma_wait";
+    case OpKind::smem_store: return "smem_store";
+    case OpKind::warpgroup_sync: return "warpgroup_sync";
+    case OpKind::block_sync: return "block_sync";
+    case OpKind::set_registers: return "set_registers";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Barrier {
+  uint32_t count = 0, arrivals = 0, phase = 0;
+  int64_t tx = 0;
+  std::vector<uint32_t> waiters;
+};
+
+struct Warp {
+  uint32_t block = 0, index = 0;  // resident block slot, warp within the block
+  OpSource* source = nullptr;
+  double time = 0;
+  bool done = false, has_op = false, blocked = false;
+  double blocked_since = 0;
+  TraceOp op;
+  double open_mma = 0;
+  std::deque<double> mma_groups;    // completion time per committed group
+  double open_store = 0;
+  std::deque<double> store_groups;  // time each committed store group finished reading shared memory
+};
+
+struct Block {
+  uint32_t index = 0, sm = 0, live = 0, threads = 0, shared = 0, registers = 0;
+  BlockTrace trace;
+  std::vector<uint32_t> warps;  // global warp ids
+  std::unordered_map<uint32_t, Barrier> barriers;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> named;  // warpgroup sync arrivals
+  std::vector<uint32_t> block_sync;
+};
+
+struct Sm {
+  double tensor_free = 0, tma_free = 0, lsu_free = 0;
+  double tensor_busy = 0, tma_busy = 0;
+  uint32_t blocks = 0, threads = 0, shared = 0, registers = 0;
+};
+
+struct Event {
+  double time;
+  uint64_t seq;
+  enum Kind { run_warp, tx_done, start_block } kind;
+  uint32_t a, b;
+  uint64_t bytes;
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+class Engine {
+ public:
+  Engine(GridTrace& grid, const EngineParams& p, const SimOptions& opt)
+      : grid_(grid), p_(p), opt_(opt), l2_(p.l2_bytes), sms_(p.sms) {}
+
+  SimReport run() {
+    report_.blocks = grid_.blocks();
+    double t = p_.kernel_launch_cycles;
+    // Fill the SMs in launch order, one block per SM per round, as far as resources allow.
+    for (uint32_t round = 0; next_block_ < grid_.blocks(); ++round) {
+      bool placed = false;
+      for (uint32_t sm = 0; sm < p_.sms && next_block_ < grid_.blocks(); ++sm)
+        if (try_place(sm, t)) placed = true;
+      if (!placed) break;
+    }
+    if (blocks_.empty() && grid_.blocks() > 0) throw std::runtime_error("a block does not fit on one SM");
+    report_.blocks_per_sm = sms_[0].blocks;
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      events_.pop();
+      now_ = e.time;
+      if (e.kind == Event::run_warp) {
+        run_warp(e.a);
+      } else if (e.kind == Event::tx_done) {
+        Barrier& b = barrier(e.a, e.b);
+        b.tx -= static_cast<int64_t>(e.bytes);
+        maybe_complete(e.a, b);
+      }
+    }
+    for (const Warp& w : warps_)
+      if (!w.done) throw std::runtime_error(deadlock_message());
+    finish_report();
+    return std::move(report_);
+  }
+
+ private:
+  void push(double time, Event::Kind kind, uint32_t a, uint32_t b = 0, uint64_t bytes = 0) {
+    events_.push({time, seq_++, kind, a, b, bytes});
+  }
+
+  bool try_place(uint32_t sm_id, double t) {
+    if (next_block_ >= grid_.blocks()) return false;
+    Sm& sm = sms_[sm_id];
+    if (!pending_.has_value()) pending_.emplace(grid_.block(next_block_));
+    const BlockTrace& bt = *pending_;
+    const uint32_t threads = grid_.threads_per_block();
+    const uint32_t regs = threads * std::max(bt.registers_per_thread, 1u);
+    if (sm.blocks + 1 > p_.max_blocks_per_sm || sm.threads + threads > p_.max_threads_per_sm ||
+        sm.shared + bt.shared_bytes > p_.smem_per_sm || sm.registers + regs > p_.registers_per_sm)
+      return false;
+    const uint32_t slot = static_cast<uint32_t>(blocks_.size());
+    blocks_.push_back(Block{next_block_, sm_id, 0, threads, bt.shared_bytes, regs, std::move(*pending_), {}, {}, {}, {}});
+    pending_.reset();
+    ++next_block_;
+    sm.blocks++, sm.threads += threads, sm.shared += blocks_[slot].shared, sm.registers += regs;
+    Block& b = blocks_[slot];
+    for (uint32_t i = 0; i < b.trace.warps.size(); ++i) {
+      const uint32_t id = static_cast<uint32_t>(warps_.size());
+      warps_.push_back(Warp{slot, i, b.trace.warps[i].get(), t + p_.block_launch_cycles});
+      b.warps.push_back(id);
+      push(t + p_.block_launch_cycles, Event::run_warp, id);
+    }
+    b.live = static_cast<uint32_t>(b.warps.size());
+    return true;
+  }
+
+  Barrier& barrier(uint32_t block, uint32_t id) {
+    auto it = blocks_[block].barriers.find(id);
+    if (it == blocks_[block].barriers.end())
+      throw std::runtime_error("block " + std::to_string(blocks_[block].index) + " uses mbarrier " + std::to_string(id) +
+                               " before initialising it");
+    return it->second;
+  }
+
+  void arrive(uint32_t block, Barrier& b) {
+    ++b.arrivals;
+    maybe_complete(block, b);
+  }
+
+  void maybe_complete(uint32_t block, Barrier& b) {
+    if (b.arrivals < b.count || b.tx > 0) return;
+    b.arrivals = 0;
+    b.tx = 0;
+    ++b.phase;
+    for (uint32_t w : b.waiters) push(now_ + p_.barrier_latency, Event::run_warp, w);
+    b.waiters.clear();
+  }
+
+  void span(const Warp& w, OpKind kind, double start, double end) {
+    const Block& b = blocks_[w.block];
+    if (b.sm < opt_.timeline_sms) report_.spans.push_back({b.sm, b.index, w.index, kind, start, end});
+  }
+
+  // Blocks the warp on a barrier-like condition; it re-runs its op when woken.
+  void block_warp(Warp& w) {
+    if (!w.blocked) w.blocked_since = w.time;
+    w.blocked = true;
+  }
+
+  void sync_arrive(uint32_t wid, std::vector<uint32_t>& arrived, uint32_t expected) {
+    arrived.push_back(wid);
+    if (arrived.size() < expected) return;
+    double t = now_;
+    for (uint32_t x : arrived) t = std::max(t, warps_[x].time);
+    for (uint32_t x : arrived) {
+      warps_[x].has_op = false;  // the sync is done for everyone
+      push(t, Event::run_warp, x);
+    }
+    arrived.clear();
+  }
+
+  void run_warp(uint32_t wid) {
+    Warp& w = warps_[wid];
+    if (w.done) return;
+    w.time = std::max(w.time, now_);
+    if (w.blocked) {
+      span(w, w.op.kind, w.blocked_since, w.time);
+      w.blocked = false;
+    }
+    Block& blk = blocks_[w.block];
+    Sm& sm = sms_[blk.sm];
+    while (true) {
+      if (!w.has_op) {
+        if (!w.source->next(w.op)) {
+          w.done = true;
+          if (--blk.live == 0) retire(w.block, w.time);
+          return;
+        }
+        w.has_op = true;
+        ++report_.ops;
+      }
+      TraceOp& op = w.op;
+      switch (op.kind) {
+        case OpKind::barrier_init: {
+          Barrier& b = blk.barriers[op.barrier];
+          b = Barrier{op.count, 0, 0, 0, {}};
+          break;
+        }
+        case OpKind::arrive: arrive(w.block, barrier(w.block, op.barrier)); break;
+        case OpKind::expect_bytes: {
+          Barrier& b = barrier(w.block, op.barrier);
+          b.tx += static_cast<int64_t>(op.bytes);
+          arrive(w.block, b);
+          break;
+        }
+        case OpKind::wait: {
+          Barrier& b = barrier(w.block, op.barrier);
+          if ((b.phase & 1u) == (op.count & 1u)) {  // the phase of that parity has not completed
+            b.waiters.push_back(wid);
+            block_warp(w);
+            return;
+          }
+          break;
+        }
+        case OpKind::tma_load: {
+          const double start = std::max(w.time, sm.tma_free);
+          sm.tma_free = start + p_.tma_issue_cycles;
+          sm.tma_busy += p_.tma_issue_cycles;
+          const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
+          const bool hit = l2_.access(op.box);
+          l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
+          l2_busy_ += bytes / p_.l2_bytes_per_cycle;
+          double done = l2_free_ + p_.tma_latency_l2;
+          if (hit) {
+            ++report_.l2_hits;
+            report_.l2_hit_bytes += bytes;
+          } else {
+            ++report_.l2_misses;
+            report_.hbm_read_bytes += bytes;
+            hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
+            hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+            done = std::max(done, hbm_free_ + p_.tma_latency_hbm);
+          }
+          push(done, Event::tx_done, w.block, op.barrier, op.bytes ? op.bytes : bytes);
+          span(w, op.kind, start, done);
+          w.time += 1;
+          break;
+        }
+        case OpKind::tma_store: {
+          const double start = std::max(w.time, sm.tma_free);
+          sm.tma_free = start + p_.tma_issue_cycles;
+          sm.tma_busy += p_.tma_issue_cycles;
+          const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
+          const double read_done = start + p_.tma_issue_cycles + bytes / p_.smem_read_bytes_per_cycle;
+          l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
+          l2_busy_ += bytes / p_.l2_bytes_per_cycle;
+          hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;  // written back
+          hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+          report_.hbm_write_bytes += bytes;
+          w.open_store = std::max(w.open_store, read_done);
+          span(w, op.kind, start, read_done);
+          w.time += 1;
+          break;
+        }
+        case OpKind::tma_store_commit:
+          w.store_groups.push_back(w.open_store);
+          w.open_store = 0;
+          break;
+        case OpKind::tma_store_wait:
+          while (w.store_groups.size() > op.count) {
+            w.time = std::max(w.time, w.store_groups.front());
+            w.store_groups.pop_front();
+          }
+          break;
+        case OpKind::mma: {
+          const double start = std::max(w.time, sm.tensor_free);
+          const double duration = double(op.flops) / p_.mma_flops_per_cycle;
+          sm.tensor_free = start + duration;
+          sm.tensor_busy += duration;
+          report_.flops += double(op.flops);
+          w.open_mma = std::max(w.open_mma, start + duration + p_.mma_latency);
+          span(w, op.kind, start, start + duration);
+          w.time += 1;
+          break;
+        }
+        case OpKind::mma_commit:
+          w.mma_groups.push_back(w.open_mma);
+          w.open_mma = 0;
+          break;
+        case OpKind::mma_wait:
+          while (w.mma_groups.size() > op.count) {
+            w.time = std::max(w.time, w.mma_groups.front());
+            w.mma_groups.pop_front();
+          }
+          break;
+        case OpKind::smem_store: {
+          const double start = std::max(w.time, sm.lsu_free);
+          sm.lsu_free = start + op.count;
+          report_.smem_wavefronts += op.count;
+          report_.bank_conflicts += op.conflicts;
+          w.time = start + op.count;
+          break;
+        }
+        case OpKind::warpgroup_sync:
+          block_warp(w);
+          sync_arrive(wid, blk.named[op.barrier], 4);
+          return;
+        case OpKind::block_sync:
+          block_warp(w);
+          sync_arrive(wid, blk.block_sync, blk.live);
+          return;
+        case OpKind::set_registers: break;
+      }
+      w.has_op = false;
+      // Let other actors catch up when this warp has moved ahead in time, so that shared units
+      // (tensor pipe, TMA, L2, HBM) see requests in time order.
+      if (w.time > now_) {
+        push(w.time, Event::run_warp, wid);
+        return;
+      }
+    }
+  }
+
+  void retire(uint32_t slot, double t) {
+    Block& b = blocks_[slot];
+    Sm& sm = sms_[b.sm];
+    sm.blocks--, sm.threads -= b.threads, sm.shared -= b.shared, sm.registers -= b.registers;
+    b.trace.warps.clear();  // drop the block's op sources
+    end_ = std::max(end_, t);
+    while (try_place(b.sm, t)) {
+    }
+  }
+
+  std::string deadlock_message() const {
+    std::ostringstream os;
+    os << "deadlock: no warp can run;";
+    int shown = 0;
+    for (const Warp& w : warps_) {
+      if (w.done) continue;
+      if (shown++ == 8) {
+        os << " ...";
+        break;
+      }
+      os << " block " << blocks_[w.block].index << " warp " << w.index << " waits in " << op_name(w.op.kind)
+         << " (barrier " << w.op.barrier << ", parity/count " << w.op.count << ");";
+    }
+    return os.str();
+  }
+
+  void finish_report() {
+    report_.cycles = end_;
+    report_.seconds = end_ / (p_.clock_mhz * 1e6);
+    report_.tflops = report_.seconds > 0 ? report_.flops / report_.seconds / 1e12 : 0;
+    double tensor = 0, tma = 0;
+    for (const Sm& s : sms_) tensor += s.tensor_busy, tma += s.tma_busy;
+    const double sm_cycles = std::max(end_, 1.0) * p_.sms;
+    report_.tensor_busy = tensor / sm_cycles;
+    report_.tma_busy = tma / sm_cycles;
+    report_.l2_busy = l2_busy_ / std::max(end_, 1.0);
+    report_.hbm_busy = hbm_busy_ / std::max(end_, 1.0);
+  }
+
+  GridTrace& grid_;
+  EngineParams p_;
+  SimOptions opt_;
+  BoxCache l2_;
+  std::vector<Sm> sms_;
+  std::deque<Block> blocks_;
+  std::deque<Warp> warps_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::optional<BlockTrace> pending_;
+  uint32_t next_block_ = 0;
+  uint64_t seq_ = 0;
+  double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0;
+  SimReport report_;
+};
+
+}  // namespace
+
+SimReport simulate(GridTrace& grid, const EngineParams& p, const SimOptions& opt) {
+  return Engine(grid, p, opt).run();
+}
+
+EngineParams engine_params(const MachineSpec& m) {
+  EngineParams p;
+  p.clock_mhz = m.sm_clock.value;
+  p.sms = static_cast<uint32_t>(m.sm_count.value);
+  p.mma_flops_per_cycle = m.bf16_dense_tflops.value * 1e12 / (m.sm_count.value * m.sm_clock.value * 1e6);
+  const double bytes_per_cycle_per_tbs = 1e12 / (m.sm_clock.value * 1e6);
+  p.l2_bytes_per_cycle = m.l2_bandwidth.value * bytes_per_cycle_per_tbs;
+  p.hbm_bytes_per_cycle = m.hbm_bandwidth.value * bytes_per_cycle_per_tbs;
+  p.tma_latency_l2 = m.l2_latency.value;
+  p.tma_latency_hbm = m.hbm_latency.value;
+  p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
+  p.smem_per_sm = static_cast<uint32_t>(m.smem_per_sm.value * 1024);
+  p.registers_per_sm = static_cast<uint32_t>(m.registers_per_sm.value);
+  return p;
+}
+
+std::string timeline_json(const SimReport& r, const EngineParams& p) {
+  std::ostringstream os;
+  os << "{\"traceEvents\":[";
+  const double us_per_cycle = 1.0 / p.clock_mhz;
+  bool first = true;
+  for (const Span& s : r.spans) {
+    os << (first ? "" : ",") << "{\"name\":\"" << op_name(s.kind) << "\",\"ph\":\"X\",\"pid\":" << s.sm
+       << ",\"tid\":" << s.warp << ",\"ts\":" << s.start * us_per_cycle << ",\"dur\":" << (s.end - s.start) * us_per_cycle
+       << ",\"args\":{\"block\":" << s.block << "}}";
+    first = false;
+  }
+  os << "],\"displayTimeUnit\":\"ns\"}";
+  return os.str();
+}
+
+}  // namespace ts::sim

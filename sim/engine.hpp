@@ -1,0 +1,83 @@
+#pragma once
+// The discrete-event engine: replays the op streams of a grid on a model of the GPU and
+// predicts its time, unit busy fractions, bank conflicts, L2 hit rate and HBM bytes.
+//
+// Model, per SM: warps that issue their ops in order; a tensor pipe that runs one MMA slice at a
+// time (FLOPs / rate); a TMA unit that issues one box at a time; an LSU for shared stores
+// (one wavefront per cycle); mbarriers with arrival counts and transaction bytes; named and block
+// barriers. Chip-wide: an L2 (sim/l2.hpp) whose bandwidth is one FIFO server, and HBM as another.
+// A block becomes resident on an SM when shared memory, registers, threads and the block limit
+// allow, in launch order. Deterministic: no randomness, ties broken by sequence number.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/machine.hpp"
+#include "sim/trace.hpp"
+
+namespace ts::sim {
+
+// Every number the engine uses, in cycles of the SM clock and bytes; filled from a MachineSpec.
+struct EngineParams {
+  double clock_mhz = 1830;
+  uint32_t sms = 132;
+  double mma_flops_per_cycle = 4096;        // per SM, dense bf16
+  double mma_latency = 128;                 // issue of an MMA slice to its result, beyond its pipe time
+  double tma_issue_cycles = 32;             // per box, per SM TMA unit
+  double tma_latency_l2 = 500;              // cycles from issue to data for an L2 hit
+  double tma_latency_hbm = 900;             // ... and for an HBM miss
+  double l2_bytes_per_cycle = 5500;         // chip-wide L2 -> SM bandwidth
+  double hbm_bytes_per_cycle = 1640;        // chip-wide HBM bandwidth
+  double smem_read_bytes_per_cycle = 128;   // per SM, what a TMA store drains from shared memory
+  double barrier_latency = 20;              // from phase completion to a waiter running
+  double block_launch_cycles = 1000;        // setting up a block on an SM
+  double kernel_launch_cycles = 7000;       // launch overhead of the kernel
+  uint64_t l2_bytes = 50ull << 20;
+  uint32_t smem_per_sm = 228 * 1024;
+  uint32_t registers_per_sm = 65536;
+  uint32_t max_threads_per_sm = 2048;
+  uint32_t max_blocks_per_sm = 32;
+};
+
+EngineParams engine_params(const MachineSpec& m);
+
+struct Span {
+  uint32_t sm, block, warp;
+  OpKind kind;
+  double start, end;  // cycles
+};
+
+struct SimReport {
+  double cycles = 0;
+  double seconds = 0;
+  double flops = 0;
+  double tflops = 0;
+  double tensor_busy = 0;  // fraction of SM-cycles the tensor pipes were busy
+  double tma_busy = 0;     // fraction of SM-cycles the TMA units were issuing
+  double l2_busy = 0;      // fraction of the time the L2 bandwidth was in use
+  double hbm_busy = 0;
+  uint64_t bank_conflicts = 0;
+  uint64_t smem_wavefronts = 0;
+  uint64_t l2_hits = 0, l2_misses = 0;  // boxes
+  uint64_t l2_hit_bytes = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
+  uint64_t ops = 0;
+  uint32_t blocks = 0, blocks_per_sm = 0;
+  std::vector<Span> spans;  // only for the SMs asked for
+  double l2_hit_rate() const {
+    const double total = double(l2_hit_bytes) + double(hbm_read_bytes);
+    return total > 0 ? double(l2_hit_bytes) / total : 0;
+  }
+};
+
+struct SimOptions {
+  uint32_t timeline_sms = 0;  // record spans for SMs 0..timeline_sms-1
+};
+
+// Throws std::runtime_error on a malformed stream (wait on an uninitialised barrier, a deadlock:
+// every warp blocked with nothing in flight, a block that cannot fit on an SM).
+SimReport simulate(GridTrace& grid, const EngineParams& p, const SimOptions& opt = {});
+
+// Chrome trace event format (opens in Perfetto): one process per SM, one thread per warp.
+std::string timeline_json(const SimReport& r, const EngineParams& p);
+
+}  // namespace ts::sim
