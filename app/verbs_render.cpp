@@ -72,7 +72,7 @@ VerbRun add_render_verb(CLI::App& cli) {
     std::snprintf(ms, sizeof ms, "%.2f", frame.median_ms);
     std::cout << "wrote " << args->out << " (" << width << "x" << height << "), lesson " << args->lesson << " step "
               << args->step << "; frame time " << ms << " ms (median of " << frame.frame_ms.size()
-              << " frames after 3 warm-up frames)\n";
+              << " frames after 3 warm-up frames, " << renderer.renderer_name() << ")\n";
 #endif
     return 0;
   };

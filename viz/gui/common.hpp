@@ -24,6 +24,12 @@ struct Rect {
   float height() const { return max.y - min.y; }
 };
 
+// The app's background: the colour each frame is cleared to (panels draw no fill of their own).
+struct Rgba {
+  float r, g, b, a;
+};
+inline constexpr Rgba kBackground{0.09f, 0.10f, 0.12f, 1.0f};
+
 namespace colour {
 inline constexpr ImU32 text = IM_COL32(225, 228, 235, 255);
 inline constexpr ImU32 dim_text = IM_COL32(150, 156, 168, 255);

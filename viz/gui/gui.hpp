@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "viz/lesson/lesson.hpp"
@@ -32,6 +33,8 @@ class HeadlessRenderer {
   const LessonSet& lessons() const;
   // The largest width or height the driver's framebuffers allow.
   int max_size() const;
+  // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)": frame times mean little without it.
+  std::string renderer_name() const;
   // Draws `warmup` frames, then `timed` frames of the lesson's step (both 0-based), and returns the
   // last one's pixels and the timed frames' durations. Throws std::invalid_argument for a lesson,
   // step or size that does not exist.

@@ -42,6 +42,10 @@ HeadlessRenderer::~HeadlessRenderer() {
 
 const LessonSet& HeadlessRenderer::lessons() const { return impl_->app.lessons; }
 int HeadlessRenderer::max_size() const { return impl_->max_size; }
+std::string HeadlessRenderer::renderer_name() const {
+  const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+  return name ? name : "unknown";
+}
 
 FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int height, int warmup, int timed) {
   App& app = impl_->app;
@@ -83,7 +87,7 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
     draw_app_frame(app);
     ImGui::Render();
     glViewport(0, 0, width, height);
-    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
+    glClearColor(kBackground.r, kBackground.g, kBackground.b, kBackground.a);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glFinish();  // count the drawing, not only handing it to the driver

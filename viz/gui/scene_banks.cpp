@@ -120,7 +120,7 @@ void draw_bank_strip(const BanksAnalysis& a, uint32_t phase, const std::vector<s
   const float cw = area.width() / 32, bh = std::min(20.0f, (bottom - top) / tallest);
   for (uint32_t b = 0; b < 32; ++b) {
     const float x = area.min.x + b * cw;
-    dl->AddRectFilled(ImVec2(x, top), ImVec2(x + cw - 2, bottom), colour::panel);
+    dl->AddRect(ImVec2(x, top), ImVec2(x + cw - 2, bottom), colour::faint);  // outline: cheap to rasterize
     const std::string label = std::to_string(b);
     text_at(dl, f.small, ImVec2(x + (cw - text_size(f.small, label).x) / 2, bottom + 1), colour::dim_text, label);
     const auto it = by_bank.find(b);

@@ -59,7 +59,7 @@ void draw_hierarchy(const sim::MachineSpec& m, const std::vector<std::string>& h
   const auto src = [](const char* what, const sim::Quantity& q) { return std::string(what) + ": " + q.source + "\n"; };
   const Level levels[] = {
       {"registers", "Registers", short_number(m.register_file_per_sm.value) + " KB per SM, " +
-                                     short_number(m.max_registers_per_thread.value) + " per thread max",
+                                     short_number(m.max_registers_per_thread.value) + " per thread",
        &m.register_bandwidth, &m.register_latency,
        src("capacity", m.register_file_per_sm) + src("bandwidth", m.register_bandwidth) + src("latency", m.register_latency),
        IM_COL32(70, 130, 90, 255)},
@@ -81,7 +81,8 @@ void draw_hierarchy(const sim::MachineSpec& m, const std::vector<std::string>& h
   for (int i = 0; i < 4; ++i) {
     const Level& lv = levels[i];
     // Wider boxes further down: bigger, slower, farther from the tensor cores.
-    const float w = area.width() * (0.76f + 0.08f * i);
+    float w = area.width() * (0.76f + 0.08f * i);
+    w = std::min(area.width(), std::max(w, text_size(f.body, lv.capacity).x + 20));
     const float x0 = area.min.x + (area.width() - w) / 2;
     const Rect box{ImVec2(x0, top + i * (box_h + gap)), ImVec2(x0 + w, top + i * (box_h + gap) + box_h)};
     dl->AddRectFilled(box.min, box.max, lv.fill, 6.0f);
@@ -113,32 +114,33 @@ std::string decade_label(int e) {
   return "1e" + std::to_string(e);
 }
 
-void draw_point(const RooflinePoint& p, int index, const std::string& key, const Axes& ax,
+// Point labels stack in the plot's lower-right corner, which always lies under the roof and so
+// stays empty whatever the knobs; a leader line joins each label to its point.
+void draw_point(const RooflinePoint& p, int index, int count, const std::string& key, const Axes& ax,
                 const std::vector<std::string>& hl, const Fonts& f, ImDrawList* dl) {
   const ImVec2 at = ax.at(p.intensity, p.attainable_tflops);
   const ImU32 col = p.memory_bound ? colour::memory_bound : colour::compute_bound;
-  dl->AddCircleFilled(at, 7.0f, col);
-  dl->AddCircle(at, 7.0f, colour::white, 0, 1.5f);
   const std::string lines[] = {
       p.name,
       short_number(p.intensity) + " FLOP/byte: " + (p.memory_bound ? "memory-bound" : "compute-bound"),
       short_number(p.attainable_tflops) + " TFLOPS attainable",
   };
   float w = 0;
-  for (const auto& l : lines) w = std::max(w, text_size(f.body, l).x);
+  for (int i = 0; i < 3; ++i) w = std::max(w, text_size(i == 0 ? f.bold : f.body, lines[i]).x);
   const float line = f.body->FontSize + 2, h = 3 * line + 8;
-  // Labels go under the roof, where the plot is empty; the second one lower still.
-  float x = at.x + 12, y = at.y + 14 + index * (h + 8);
-  if (x + w + 10 > ax.plot.max.x) x = ax.plot.max.x - w - 10;
-  if (x < ax.plot.min.x + 4) x = ax.plot.min.x + 4;
-  y = std::min(y, ax.plot.max.y - h - 4);
+  const float x = ax.plot.max.x - w - 22, y = ax.plot.max.y - (count - index) * (h + 8) - 2;
   const Rect box{ImVec2(x, y), ImVec2(x + w + 12, y + h)};
-  dl->AddRectFilled(box.min, box.max, IM_COL32(20, 22, 28, 230), 4.0f);
+  dl->AddLine(at, ImVec2(box.min.x, box.min.y + line / 2 + 4), col, 1.0f);
+  dl->AddRectFilled(box.min, box.max, IM_COL32(20, 22, 28, 235), 4.0f);
   dl->AddRect(box.min, box.max, col, 4.0f);
-  dl->AddLine(at, ImVec2(std::clamp(at.x, box.min.x, box.max.x), box.min.y), col, 1.0f);
   for (int i = 0; i < 3; ++i)
     text_at(dl, i == 0 ? f.bold : f.body, ImVec2(x + 6, y + 4 + i * line), i == 0 ? col : colour::text, lines[i]);
-  if (has(hl, key)) draw_highlight_frame(dl, box);
+  dl->AddCircleFilled(at, 7.0f, col);
+  dl->AddCircle(at, 7.0f, colour::white, 0, 1.5f);
+  if (has(hl, key)) {
+    draw_highlight_frame(dl, box);
+    dl->AddCircle(at, 12.0f, colour::highlight, 0, 2.5f);
+  }
 }
 
 void draw_chart(const RooflineState& s, const sim::MachineSpec& m, const std::vector<std::string>& hl, const Fonts& f,
@@ -159,7 +161,8 @@ void draw_chart(const RooflineState& s, const sim::MachineSpec& m, const std::ve
           std::floor(std::log10(lo_x)), std::ceil(std::log10(hi_x)), std::floor(std::log10(lo_y)),
           std::log10(peak * 2.5)};
   const Rect& pl = ax.plot;
-  dl->AddRectFilled(pl.min, pl.max, colour::panel);
+  // A frame, not a fill: on a software renderer every filled pixel counts against the frame time.
+  dl->AddRect(pl.min, pl.max, colour::faint);
 
   for (int e = static_cast<int>(ax.lx0); e <= static_cast<int>(ax.lx1); ++e) {
     const ImVec2 p = ax.at(std::pow(10.0, e), std::pow(10.0, ax.ly0));
@@ -204,8 +207,8 @@ void draw_chart(const RooflineState& s, const sim::MachineSpec& m, const std::ve
   if (has(hl, "ridge"))
     draw_highlight_frame(dl, {rl, ImVec2(rl.x + text_size(f.body, ridge_label).x, rl.y + f.body->FontSize)});
 
-  draw_point(attn, 0, "attention", ax, hl, f, dl);
-  draw_point(gemm, 1, "gemm", ax, hl, f, dl);
+  draw_point(attn, 0, 2, "attention", ax, hl, f, dl);
+  draw_point(gemm, 1, 2, "gemm", ax, hl, f, dl);
 }
 
 }  // namespace

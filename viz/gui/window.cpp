@@ -29,7 +29,7 @@ int run_gui(LessonSet lessons) {
     int width = 0, height = 0;
     glfwGetFramebufferSize(window, &width, &height);
     glViewport(0, 0, width, height);
-    glClearColor(0.09f, 0.10f, 0.12f, 1.0f);
+    glClearColor(kBackground.r, kBackground.g, kBackground.b, kBackground.a);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glfwSwapBuffers(window);
