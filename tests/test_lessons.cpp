@@ -140,6 +140,20 @@ TEST_CASE("the shipped lessons load, in file-name order", "[lessons]") {
   }
 }
 
+TEST_CASE("Prev and Next walk the steps and cross between lessons", "[lessons]") {
+  const LessonSet set = load_lessons(kLessons);
+  REQUIRE(set.lessons.size() >= 2);
+  const int last0 = static_cast<int>(set.lessons[0].steps.size()) - 1;
+  const int last_lesson = static_cast<int>(set.lessons.size()) - 1;
+  const int last = static_cast<int>(set.lessons[last_lesson].steps.size()) - 1;
+  CHECK(neighbour_step(set, {0, 0}, +1) == StepRef{0, 1});
+  CHECK(neighbour_step(set, {0, 1}, -1) == StepRef{0, 0});
+  CHECK(neighbour_step(set, {0, last0}, +1) == StepRef{1, 0});
+  CHECK(neighbour_step(set, {1, 0}, -1) == StepRef{0, last0});
+  CHECK(neighbour_step(set, {0, 0}, -1) == StepRef{0, 0});
+  CHECK(neighbour_step(set, {last_lesson, last}, +1) == StepRef{last_lesson, last});
+}
+
 // The figures the lessons' prose states, computed by the same models the scenes draw.
 TEST_CASE("the banks lesson's figures are what the bank model says", "[lessons][banks]") {
   const LessonSet set = load_lessons(kLessons);

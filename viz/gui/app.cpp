@@ -23,13 +23,8 @@ const LessonStep* current_step(const App& app) {
 // Moves by one step, crossing into the neighbouring lesson at either end.
 void go(App& app, int delta) {
   if (app.lesson < 0) return;
-  const int count = static_cast<int>(app.lessons.lessons[app.lesson].steps.size());
-  const int target = app.step + delta;
-  if (target >= 0 && target < count) return open_step(app, app.lesson, target);
-  if (target < 0 && app.lesson > 0)
-    return open_step(app, app.lesson - 1, static_cast<int>(app.lessons.lessons[app.lesson - 1].steps.size()) - 1);
-  if (target >= count && app.lesson + 1 < static_cast<int>(app.lessons.lessons.size()))
-    return open_step(app, app.lesson + 1, 0);
+  const StepRef to = neighbour_step(app.lessons, {app.lesson, app.step}, delta);
+  if (to != StepRef{app.lesson, app.step}) open_step(app, to.lesson, to.step);
 }
 
 const sim::MachineSpec* machine(App& app, const std::string& id, std::string& error) {

@@ -303,4 +303,13 @@ int find_lesson(const LessonSet& set, const std::string& id) {
   return -1;
 }
 
+StepRef neighbour_step(const LessonSet& set, StepRef at, int delta) {
+  const auto steps = [&](int lesson) { return static_cast<int>(set.lessons[lesson].steps.size()); };
+  const int target = at.step + delta;
+  if (target >= 0 && target < steps(at.lesson)) return {at.lesson, target};
+  if (target < 0 && at.lesson > 0) return {at.lesson - 1, steps(at.lesson - 1) - 1};
+  if (target >= steps(at.lesson) && at.lesson + 1 < static_cast<int>(set.lessons.size())) return {at.lesson + 1, 0};
+  return at;
+}
+
 }  // namespace ts::viz

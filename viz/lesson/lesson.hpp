@@ -73,4 +73,12 @@ std::filesystem::path default_lessons_dir();
 // Index of the lesson with this id, or -1.
 int find_lesson(const LessonSet& set, const std::string& id);
 
+// Where Prev (delta -1) and Next (+1) lead from (lesson, step): the neighbouring step, crossing
+// into the previous lesson's last step or the next lesson's first; unchanged at either end.
+struct StepRef {
+  int lesson = 0, step = 0;
+  friend bool operator==(StepRef, StepRef) = default;
+};
+StepRef neighbour_step(const LessonSet& set, StepRef at, int delta);
+
 }  // namespace ts::viz
