@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   verbs.push_back(ts::app::add_bench_verb(cli));
   verbs.push_back(ts::app::add_lessons_verb(cli));
   verbs.push_back(ts::app::add_render_verb(cli));
+  verbs.push_back(ts::app::add_sim_verb(cli));
+  verbs.push_back(ts::app::add_compare_verb(cli));
   std::string lessons_dir;
   cli.add_option("--lessons-dir", lessons_dir, "With no verb: folder of lesson files the GUI opens");
   try {

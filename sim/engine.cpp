@@ -1,6 +1,7 @@
 #include "sim/engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <deque>
 #include <queue>
@@ -8,7 +9,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "sim/banks.hpp"
 #include "sim/l2.hpp"
+#include "tiles/layout/fragments.hpp"
 
 namespace ts::sim {
 
@@ -34,6 +37,29 @@ std::string_view op_name(OpKind k) {
 }
 
 namespace {
+
+// Wavefronts (and conflicts) of a warp's fragment store, instruction by instruction, through the
+// bank model on the tile's own layout: the same swizzle the GPU uses.
+struct StoreCost {
+  uint64_t wavefronts = 0, conflicts = 0;
+};
+StoreCost fragment_store_cost(const SmemFragmentStore& s) {
+  const uint32_t eb = s.tile.elem_bytes;
+  const SmemOpInfo& op = info(eb == 4 ? SmemOp::st64 : SmemOp::st32);  // two adjacent elements per lane
+  StoreCost cost;
+  for (uint32_t j = 0; j < s.cols / 16; ++j)
+    for (uint32_t pair = 0; pair < 4; ++pair) {
+      std::array<uint32_t, kWarpSize> offsets{};
+      for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
+        const layout::RowCol rc = layout::mma_c_element(lane, 2 * pair);  // the first of the pair
+        offsets[lane] = s.tile.element_offset(s.row0 + rc.row, s.col0 + 16 * j + rc.col);
+      }
+      const BankReport r = analyze_banks(op, offsets);
+      cost.wavefronts += r.wavefronts;
+      cost.conflicts += r.conflicts;
+    }
+  return cost;
+}
 
 struct Barrier {
   uint32_t count = 0, arrivals = 0, phase = 0;
@@ -304,11 +330,12 @@ class Engine {
           }
           break;
         case OpKind::smem_store: {
+          const StoreCost cost = store_cost(op.store);
           const double start = std::max(w.time, sm.lsu_free);
-          sm.lsu_free = start + op.count;
-          report_.smem_wavefronts += op.count;
-          report_.bank_conflicts += op.conflicts;
-          w.time = start + op.count;
+          sm.lsu_free = start + double(cost.wavefronts);
+          report_.smem_wavefronts += cost.wavefronts;
+          report_.bank_conflicts += cost.conflicts;
+          w.time = sm.lsu_free;
           break;
         }
         case OpKind::warpgroup_sync:
@@ -329,6 +356,16 @@ class Engine {
         return;
       }
     }
+  }
+
+  StoreCost store_cost(const SmemFragmentStore& s) {
+    const auto& t = s.tile;
+    const uint64_t key = (uint64_t{t.elem_bytes} << 56) ^ (uint64_t{t.rows} << 44) ^ (uint64_t{t.cols} << 32) ^
+                         (uint64_t(t.swizzle) << 24) ^ (uint64_t{t.pad_bytes} << 16) ^ (uint64_t{s.row0} << 8) ^
+                         (uint64_t{s.cols} << 1) ^ (uint64_t{s.col0} << 40) ^ s.rows;
+    auto it = store_costs_.find(key);
+    if (it == store_costs_.end()) it = store_costs_.emplace(key, fragment_store_cost(s)).first;
+    return it->second;
   }
 
   void retire(uint32_t slot, double t) {
@@ -379,6 +416,7 @@ class Engine {
   std::deque<Warp> warps_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::optional<BlockTrace> pending_;
+  std::unordered_map<uint64_t, StoreCost> store_costs_;
   uint32_t next_block_ = 0;
   uint64_t seq_ = 0;
   double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0;

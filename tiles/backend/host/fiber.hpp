@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "tiles/backend/host/trace_op.hpp"
 #include "tiles/sync/barrier.hpp"
 
 namespace ts::host {
@@ -74,6 +75,10 @@ struct Warp {
   bool finished = false;
   std::exception_ptr error;
   int registers = 0;  // the last increase/decrease_registers request (0: none): for reports and traces
+  // Trace mode (tiles/backend/host/trace.hpp): ops append here instead of computing, and the warp
+  // hands control back once `trace_batch` are waiting.
+  std::vector<sim::TraceOp>* trace = nullptr;
+  std::size_t trace_batch = 0;
 };
 
 inline thread_local Warp* current_warp = nullptr;

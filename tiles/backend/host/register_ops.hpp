@@ -1,16 +1,19 @@
 #pragma once
 // Host backend of the register-tile ops (tiles/backend/device/register_ops.cuh). A host rt holds
 // the whole warp's R x C tile row-major in `v`, so these are plain loops.
+#include <algorithm>
 #include <stdexcept>
 #include <type_traits>
 
 #include "tiles/backend/host/core.hpp"
+#include "tiles/backend/host/trace.hpp"
 #include "tiles/types/register.hpp"
 #include "tiles/types/shared.hpp"
 
 namespace ts {
 
 template <class T, int R, int C, class L> inline void zero(rt<T, R, C, L>& d) {
+  if (host::tracing()) return;  // registers: nothing for the machine model to see
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) d.v[r][c] = from_float<T>(0.f);
 }
@@ -25,6 +28,13 @@ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
   // The device op moves whole 16-column blocks; any other offset would write outside dst there.
   if (col0 % 16 != 0) throw std::invalid_argument("warpgroup::store: col0 must be a multiple of 16");
   const int row0 = 16 * warpgroup::warpid();
+  if (host::tracing()) {
+    const int cols = std::min(ST::cols, N - col0);
+    sim::TraceOp op = host::trace_op(sim::OpKind::smem_store, host::smem_offset(dst.data), 0,
+                                     uint64_t{16} * cols * sizeof(T));
+    op.store = {ST::smem_layout(), static_cast<uint32_t>(row0), 0, 16, static_cast<uint32_t>(cols)};
+    return host::emit(op);
+  }
   for (int c = col0; c < col0 + ST::cols && c < N; ++c)
     for (int r = 0; r < 16; ++r) {
       if constexpr (std::is_same_v<T, float>) *dst.at(row0 + r, c - col0) = src.v[r][c];

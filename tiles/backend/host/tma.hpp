@@ -9,6 +9,7 @@
 // These live in the inline namespace cpu_backend: the device backend has host-side functions of
 // the same names (make_map for a float tile) with other bodies, and a program that links both
 // (the app, the simulator) must not get one in place of the other.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include <type_traits>
 
 #include "tiles/backend/host/mbarrier.hpp"
+#include "tiles/backend/host/trace.hpp"
 #include "tiles/types/global.hpp"
 #include "tiles/types/shared.hpp"
 
@@ -60,8 +62,30 @@ map<ST> make_map(const GL& g) {
 
 // One warp (elected thread on the GPU): load tile `idx` (in units of ST's rows and cols) into `dst`
 // and complete ST::bytes on `bar`, which the caller armed with expect_bytes(bar, ST::bytes).
+// Trace mode: the boxes (one per column block of ST) as the copy engine moves them; only the
+// in-range part of a box touches memory, but the whole box's bytes count on the barrier.
+template <SharedTile ST>
+inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t barrier_id) {
+  using T = typename ST::dtype;
+  constexpr int blocks = ST::cols / ST::block_cols;
+  const int64_t r0 = int64_t{idx.r} * ST::rows;
+  const int64_t rows = std::max<int64_t>(0, std::min<int64_t>(ST::rows, m.dims[2] - r0));
+  for (int j = 0; j < blocks; ++j) {
+    const int64_t c0 = int64_t{idx.c} * ST::cols + int64_t{j} * ST::block_cols;
+    const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(ST::block_cols, m.dims[3] - c0));
+    sim::TraceOp op = host::trace_op(kind, barrier_id, 0, uint64_t{ST::rows} * ST::block_cols * sizeof(T));
+    op.box.tensor = static_cast<uint32_t>(reinterpret_cast<std::uintptr_t>(m.ptr) >> 4);
+    op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
+    op.box.rows = static_cast<uint32_t>(rows);
+    op.box.row_bytes = static_cast<uint32_t>(cols * int64_t{sizeof(T)});
+    op.box.pitch = static_cast<uint64_t>(m.dims[3]) * sizeof(T);
+    host::emit(op);
+  }
+}
+
 template <SharedTile ST>
 inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
+  if (host::tracing()) return trace_boxes(sim::OpKind::tma_load, m, idx, host::smem_offset(&bar));
   using T = typename ST::dtype;
   const int64_t r0 = int64_t{idx.r} * ST::rows, c0 = int64_t{idx.c} * ST::cols;
   for (int r = 0; r < ST::rows; ++r)
@@ -73,6 +97,10 @@ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
 // One warp: store `src` to tile `idx`; elements outside the global tensor are not written.
 template <SharedTile ST>
 inline void store_async(const map<ST>& m, const ST& src, coord idx) {
+  if (host::tracing()) {
+    trace_boxes(sim::OpKind::tma_store, m, idx, host::smem_offset(src.data));
+    return host::emit(host::trace_op(sim::OpKind::tma_store_commit));
+  }
   const int64_t r0 = int64_t{idx.r} * ST::rows, c0 = int64_t{idx.c} * ST::cols;
   for (int r = 0; r < ST::rows; ++r)
     for (int c = 0; c < ST::cols; ++c)
@@ -80,8 +108,12 @@ inline void store_async(const map<ST>& m, const ST& src, coord idx) {
 }
 
 // Stores are done when issued.
-template <int N = 0> inline void store_async_read_wait() {}
-template <int N = 0> inline void store_async_wait() {}
+template <int N = 0> inline void store_async_read_wait() {
+  if (host::tracing()) host::emit(host::trace_op(sim::OpKind::tma_store_wait, 0, N));
+}
+template <int N = 0> inline void store_async_wait() {
+  if (host::tracing()) host::emit(host::trace_op(sim::OpKind::tma_store_wait, 0, N));
+}
 
 }  // namespace cpu_backend
 }  // namespace ts::tma

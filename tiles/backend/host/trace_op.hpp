@@ -4,6 +4,8 @@
 // replays streams of these.
 #include <cstdint>
 
+#include "tiles/layout/swizzle.hpp"
+
 namespace ts::sim {
 
 enum class OpKind : uint8_t {
@@ -18,7 +20,7 @@ enum class OpKind : uint8_t {
   mma,             // one wgmma slice of this warp: `flops`, `count` = N of m64nNk16
   mma_commit,      // close the current group of MMAs
   mma_wait,        // block until at most `count` MMA groups of this warp are pending
-  smem_store,      // registers -> shared (epilogue): `bytes`, `count` = wavefronts (bank model)
+  smem_store,      // registers -> shared (epilogue): `bytes`, `store` says where
   warpgroup_sync,  // named barrier of the 4 warps of warpgroup `barrier`
   block_sync,      // all warps of the block
   set_registers,   // setmaxnreg: `count` registers per thread from here on
@@ -34,14 +36,23 @@ struct GlobalBox {
   uint64_t pitch = 0;
 };
 
+// A warp's register-fragment store into a shared tile (warpgroup::store): `rows` x `cols` elements
+// from (row0, col0), in the accumulator fragment layout (tiles/layout/fragments.hpp), each lane
+// writing two adjacent elements per instruction. The simulator counts its wavefronts with the
+// bank model on the tile's own layout.
+struct SmemFragmentStore {
+  layout::SmemLayout tile{};
+  uint32_t row0 = 0, col0 = 0, rows = 0, cols = 0;
+};
+
 struct TraceOp {
   OpKind kind{};
   uint32_t barrier = 0;  // mbarrier id (its shared-memory offset) or warpgroup id
   uint32_t count = 0;    // meaning depends on kind (see OpKind)
   uint64_t bytes = 0;
   uint64_t flops = 0;
-  uint32_t conflicts = 0;  // smem_store: wavefronts beyond the ideal (bank model)
   GlobalBox box{};       // tma_load / tma_store
+  SmemFragmentStore store{};  // smem_store
 };
 
 }  // namespace ts::sim

@@ -1,0 +1,109 @@
+#pragma once
+// Trace mode of the host backend: the kernel's own source runs with no data and no arithmetic,
+// and every tile op records what it would do (tiles/backend/host/trace_op.hpp) instead. A kernel's
+// control flow never depends on the outcome of a wait, so each warp may run ahead of the others;
+// it runs until its buffer holds `batch` ops, then hands them to whoever pulls (the simulator),
+// which keeps memory bounded however large the grid.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "tiles/backend/host/fiber.hpp"
+#include "tiles/backend/host/trace_op.hpp"
+
+namespace ts::host {
+
+inline bool tracing() { return current_warp != nullptr && current_warp->trace != nullptr; }
+
+// Where a barrier or shared tile sits in the block's shared memory: its id in the trace.
+inline uint32_t smem_offset(const void* p) {
+  const Block& b = *current().block;
+  return static_cast<uint32_t>(static_cast<const char*>(p) - b.smem);
+}
+
+inline void emit(const sim::TraceOp& op) {
+  Warp& me = current();
+  me.trace->push_back(op);
+  if (me.trace->size() >= me.trace_batch) me.back = std::move(me.back).resume();
+}
+
+inline sim::TraceOp trace_op(sim::OpKind kind, uint32_t barrier = 0, uint32_t count = 0, uint64_t bytes = 0,
+                             uint64_t flops = 0) {
+  sim::TraceOp op;
+  op.kind = kind;
+  op.barrier = barrier;
+  op.count = count;
+  op.bytes = bytes;
+  op.flops = flops;
+  return op;
+}
+
+// One block of a kernel in trace mode; next(w, op) pulls warp w's ops in program order.
+class TracedBlock {
+ public:
+  // `smem` is the block's shared-memory window (never read or written in trace mode: it only
+  // gives ops their addresses); `body` runs as every warp.
+  TracedBlock(int index, int grid, int warps, char* smem, std::size_t smem_bytes, std::function<void()> body,
+              std::size_t batch = 512, std::size_t stack_bytes = 256 * 1024)
+      : body_(std::move(body)), buffers_(warps), read_(warps, 0) {
+    block_.index = index;
+    block_.grid = grid;
+    block_.warps = warps;
+    block_.smem = smem;
+    block_.smem_bytes = smem_bytes;
+    for (int i = 0; i < warps; ++i) {
+      auto w = std::make_unique<Warp>();
+      w->block = &block_;
+      w->index = i;
+      w->trace = &buffers_[i];
+      w->trace_batch = batch;
+      Warp* wp = w.get();
+      w->self = boost::context::fiber(std::allocator_arg, boost::context::protected_fixedsize_stack(stack_bytes),
+                                      [wp, this](boost::context::fiber&& caller) {
+                                        wp->back = std::move(caller);
+                                        try {
+                                          body_();
+                                        } catch (const boost::context::detail::forced_unwind&) {
+                                          throw;
+                                        } catch (...) {
+                                          wp->error = std::current_exception();
+                                        }
+                                        wp->finished = true;
+                                        return std::move(wp->back);
+                                      });
+      warps_.push_back(std::move(w));
+    }
+  }
+  TracedBlock(const TracedBlock&) = delete;
+  TracedBlock& operator=(const TracedBlock&) = delete;
+
+  int warps() const { return block_.warps; }
+
+  bool next(int w, sim::TraceOp& op) {
+    std::vector<sim::TraceOp>& buf = buffers_[w];
+    if (read_[w] == buf.size()) {
+      buf.clear();
+      read_[w] = 0;
+      Warp& warp = *warps_[w];
+      if (warp.finished) return false;
+      if (current_warp) throw std::logic_error("TracedBlock::next called from inside a warp");
+      current_warp = &warp;
+      warp.self = std::move(warp.self).resume();
+      current_warp = nullptr;
+      if (warp.error) std::rethrow_exception(warp.error);
+      if (buf.empty()) return false;
+    }
+    op = buf[read_[w]++];
+    return true;
+  }
+
+ private:
+  Block block_;
+  std::function<void()> body_;
+  std::vector<std::vector<sim::TraceOp>> buffers_;
+  std::vector<std::size_t> read_;
+  std::vector<std::unique_ptr<Warp>> warps_;  // last: destroyed (fibers unwound) first
+};
+
+}  // namespace ts::host
