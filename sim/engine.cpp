@@ -61,9 +61,13 @@ StoreCost fragment_store_cost(const SmemFragmentStore& s) {
   return cost;
 }
 
+// Transaction bytes are credited when a TMA op is issued, together with the time they land
+// (`landed`): a phase completes when its arrivals are in and its bytes credited, at the time the
+// last of them lands (`completed_at`). This spares the queue one event per box.
 struct Barrier {
   uint32_t count = 0, arrivals = 0, phase = 0;
   int64_t tx = 0;
+  double landed = 0, completed_at = 0;
   std::vector<uint32_t> waiters;
 };
 
@@ -95,12 +99,11 @@ struct Sm {
   uint32_t blocks = 0, threads = 0, shared = 0, registers = 0;
 };
 
+// The only event: a warp may run again at `time`. Ties go in order of scheduling (seq).
 struct Event {
   double time;
   uint64_t seq;
-  enum Kind { run_warp, tx_done, start_block } kind;
-  uint32_t a, b;
-  uint64_t bytes;
+  uint32_t warp;
   bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
@@ -125,13 +128,7 @@ class Engine {
       const Event e = events_.top();
       events_.pop();
       now_ = e.time;
-      if (e.kind == Event::run_warp) {
-        run_warp(e.a);
-      } else if (e.kind == Event::tx_done) {
-        Barrier& b = barrier(e.a, e.b);
-        b.tx -= static_cast<int64_t>(e.bytes);
-        maybe_complete(e.a, b);
-      }
+      run_warp(e.warp);
     }
     for (const Warp& w : warps_)
       if (!w.done) throw std::runtime_error(deadlock_message());
@@ -140,9 +137,7 @@ class Engine {
   }
 
  private:
-  void push(double time, Event::Kind kind, uint32_t a, uint32_t b = 0, uint64_t bytes = 0) {
-    events_.push({time, seq_++, kind, a, b, bytes});
-  }
+  void push(double time, uint32_t warp) { events_.push({time, seq_++, warp}); }
 
   bool try_place(uint32_t sm_id, double t) {
     if (next_block_ >= grid_.blocks()) return false;
@@ -164,7 +159,7 @@ class Engine {
       const uint32_t id = static_cast<uint32_t>(warps_.size());
       warps_.push_back(Warp{slot, i, b.trace.warps[i].get(), t + p_.block_launch_cycles});
       b.warps.push_back(id);
-      push(t + p_.block_launch_cycles, Event::run_warp, id);
+      push(t + p_.block_launch_cycles, id);
     }
     b.live = static_cast<uint32_t>(b.warps.size());
     return true;
@@ -183,16 +178,19 @@ class Engine {
     maybe_complete(block, b);
   }
 
-  void maybe_complete(uint32_t block, Barrier& b) {
+  void maybe_complete(uint32_t, Barrier& b) {
     if (b.arrivals < b.count || b.tx > 0) return;
     b.arrivals = 0;
     b.tx = 0;
     ++b.phase;
-    for (uint32_t w : b.waiters) push(now_ + p_.barrier_latency, Event::run_warp, w);
+    b.completed_at = std::max(now_, b.landed);
+    b.landed = 0;
+    for (uint32_t w : b.waiters) push(b.completed_at + p_.barrier_latency, w);
     b.waiters.clear();
   }
 
   void span(const Warp& w, OpKind kind, double start, double end) {
+    if (opt_.timeline_sms == 0) return;
     const Block& b = blocks_[w.block];
     if (b.sm < opt_.timeline_sms) report_.spans.push_back({b.sm, b.index, w.index, kind, start, end});
   }
@@ -210,7 +208,7 @@ class Engine {
     for (uint32_t x : arrived) t = std::max(t, warps_[x].time);
     for (uint32_t x : arrived) {
       warps_[x].has_op = false;  // the sync is done for everyone
-      push(t, Event::run_warp, x);
+      push(t, x);
     }
     arrived.clear();
   }
@@ -256,6 +254,13 @@ class Engine {
             block_warp(w);
             return;
           }
+          if (w.time < b.completed_at + p_.barrier_latency) {  // completed, but its bytes land later
+            block_warp(w);
+            w.time = b.completed_at + p_.barrier_latency;
+            w.has_op = false;
+            push(w.time, wid);
+            return;
+          }
           break;
         }
         case OpKind::tma_load: {
@@ -277,9 +282,11 @@ class Engine {
             hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
             done = std::max(done, hbm_free_ + p_.tma_latency_hbm);
           }
-          push(done, Event::tx_done, w.block, op.barrier, op.bytes ? op.bytes : bytes);
           span(w, op.kind, start, done);
-          w.time += 1;
+          Barrier& b = barrier(w.block, op.barrier);
+          b.landed = std::max(b.landed, done);
+          b.tx -= static_cast<int64_t>(op.bytes ? op.bytes : bytes);
+          maybe_complete(w.block, b);
           break;
         }
         case OpKind::tma_store: {
@@ -295,7 +302,6 @@ class Engine {
           report_.hbm_write_bytes += bytes;
           w.open_store = std::max(w.open_store, read_done);
           span(w, op.kind, start, read_done);
-          w.time += 1;
           break;
         }
         case OpKind::tma_store_commit:
@@ -316,7 +322,6 @@ class Engine {
           report_.flops += double(op.flops);
           w.open_mma = std::max(w.open_mma, start + duration + p_.mma_latency);
           span(w, op.kind, start, start + duration);
-          w.time += 1;
           break;
         }
         case OpKind::mma_commit:
@@ -352,8 +357,11 @@ class Engine {
       // Let other actors catch up when this warp has moved ahead in time, so that shared units
       // (tensor pipe, TMA, L2, HBM) see requests in time order.
       if (w.time > now_) {
-        push(w.time, Event::run_warp, wid);
-        return;
+        if (!events_.empty() && events_.top().time < w.time) {
+          push(w.time, wid);
+          return;
+        }
+        now_ = w.time;  // nothing else happens before: carry on without a trip through the queue
       }
     }
   }
