@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   std::vector<ts::app::VerbRun> verbs;
   verbs.push_back(ts::app::add_banks_verb(cli));
   verbs.push_back(ts::app::add_bench_verb(cli));
+  verbs.push_back(ts::app::add_calibrate_verb(cli));
   verbs.push_back(ts::app::add_lessons_verb(cli));
   verbs.push_back(ts::app::add_render_verb(cli));
   verbs.push_back(ts::app::add_sim_verb(cli));

@@ -1,8 +1,10 @@
 #include "sim/machine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +34,27 @@ const std::vector<MachineField>& machine_fields() {
       {"register_latency", "cycles", &MachineSpec::register_latency},
       {"smem_banks", "banks", &MachineSpec::smem_banks},
       {"smem_bank_width", "bytes", &MachineSpec::smem_bank_width},
+      {"sm_clock_under_load", "MHz", &MachineSpec::sm_clock_under_load},
+      {"wgmma_m64n64k16_interval", "cycles/instruction", &MachineSpec::wgmma_m64n64k16_interval},
+      {"wgmma_m64n128k16_interval", "cycles/instruction", &MachineSpec::wgmma_m64n128k16_interval},
+      {"wgmma_m64n256k16_interval", "cycles/instruction", &MachineSpec::wgmma_m64n256k16_interval},
+      {"wgmma_m64n64k16_latency", "cycles", &MachineSpec::wgmma_m64n64k16_latency},
+      {"wgmma_m64n128k16_latency", "cycles", &MachineSpec::wgmma_m64n128k16_latency},
+      {"wgmma_m64n256k16_latency", "cycles", &MachineSpec::wgmma_m64n256k16_latency},
+      {"tma_load_latency_l2_hit", "cycles", &MachineSpec::tma_load_latency_l2_hit},
+      {"tma_load_latency_hbm", "cycles", &MachineSpec::tma_load_latency_hbm},
+      {"tma_bandwidth_per_sm", "bytes/cycle", &MachineSpec::tma_bandwidth_per_sm},
+      {"mbarrier_round_trip", "cycles", &MachineSpec::mbarrier_round_trip},
+      {"smem_bandwidth_per_sm", "bytes/cycle", &MachineSpec::smem_bandwidth_per_sm},
+      {"l2_hit_bandwidth", "TB/s", &MachineSpec::l2_hit_bandwidth},
+      {"l2_hit_latency", "cycles", &MachineSpec::l2_hit_latency},
+      {"hbm_bandwidth_measured", "TB/s", &MachineSpec::hbm_bandwidth_measured},
+      {"hbm_latency_measured", "cycles", &MachineSpec::hbm_latency_measured},
+      {"launch_overhead", "us", &MachineSpec::launch_overhead},
+      {"l2_line_size", "bytes", &MachineSpec::l2_line_size},
+      {"l2_sector_size", "bytes", &MachineSpec::l2_sector_size},
+      {"l2_associativity", "ways", &MachineSpec::l2_associativity},
+      {"l2_partitions", "partitions", &MachineSpec::l2_partitions},
   };
   return fields;
 }
@@ -98,17 +121,61 @@ MachineSpec load_machine_file(const fs::path& file) {
   if (!j.contains("parameters") || !j["parameters"].is_object()) fail(file, "field 'parameters' missing");
   const auto& params = j["parameters"];
   for (const auto& field : machine_fields()) spec.*field.member = read_quantity(file, params, field);
-  for (const auto& [key, value] : params.items()) {
-    const bool known = std::any_of(machine_fields().begin(), machine_fields().end(),
-                                   [&](const MachineField& f) { return f.key == key; });
-    if (!known) fail(file, "unknown field '" + key + "'");
-  }
+  for (const auto& [key, value] : params.items())
+    if (!find_machine_field(key)) fail(file, "unknown field '" + key + "'");
   // Fields the rest of the program divides by.
-  for (auto key : {"sm_count", "sm_clock", "bf16_dense_tflops", "hbm_bandwidth", "smem_banks", "smem_bank_width"}) {
-    for (const auto& f : machine_fields())
-      if (f.key == key && (spec.*f.member).value == 0) fail(file, "field '" + std::string(key) + "' is zero");
+  for (auto key : {"sm_count", "sm_clock", "bf16_dense_tflops", "hbm_bandwidth", "smem_banks", "smem_bank_width",
+                   "sm_clock_under_load", "wgmma_m64n64k16_interval", "wgmma_m64n128k16_interval",
+                   "wgmma_m64n256k16_interval", "tma_bandwidth_per_sm", "smem_bandwidth_per_sm", "l2_hit_bandwidth",
+                   "hbm_bandwidth_measured", "l2_line_size", "l2_sector_size", "l2_associativity", "l2_partitions"}) {
+    if ((spec.*find_machine_field(key)->member).value == 0) fail(file, "field '" + std::string(key) + "' is zero");
   }
   return spec;
+}
+
+const MachineField* find_machine_field(std::string_view key) {
+  for (const auto& f : machine_fields())
+    if (f.key == key) return &f;
+  return nullptr;
+}
+
+void save_machine_file(const MachineSpec& spec, const fs::path& file, std::string_view calibration_json) {
+  size_t width = 0;
+  for (const auto& f : machine_fields()) width = std::max(width, f.key.size());
+  // Columns: each piece padded to its width, or followed by one space when longer.
+  auto column = [](std::string s, size_t w) { return s + std::string(s.size() < w ? w - s.size() : 1, ' '); };
+  std::ostringstream os;
+  os << "{\n  \"name\": " << nlohmann::json(spec.name).dump() << ",\n  \"parameters\": {\n";
+  for (size_t i = 0; i < machine_fields().size(); ++i) {
+    const auto& f = machine_fields()[i];
+    const Quantity& q = spec.*f.member;
+    // Whole numbers without a decimal point, others in the shortest text that reads back the same.
+    const std::string value = q.value == std::floor(q.value) && std::abs(q.value) < 1e15
+                                  ? std::to_string(static_cast<long long>(q.value))
+                                  : nlohmann::json(q.value).dump();
+    os << "    " << column(nlohmann::json(std::string(f.key)).dump() + ":", width + 4) << "{\"value\": "
+       << column(value + ",", 8) << "\"unit\": " << column(nlohmann::json(q.unit).dump() + ",", 14)
+       << "\"source\": " << nlohmann::json(q.source).dump() << "}" << (i + 1 < machine_fields().size() ? "," : "")
+       << "\n";
+  }
+  os << "  }";
+  if (!calibration_json.empty()) {
+    nlohmann::json c;
+    try {
+      c = nlohmann::json::parse(calibration_json);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw std::runtime_error(file.string() + ": calibration record is not valid JSON: " + e.what());
+    }
+    if (!c.is_object()) throw std::runtime_error(file.string() + ": calibration record is not a JSON object");
+    std::string text = c.dump(2);
+    for (size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 3)) text.insert(at + 1, "  ");
+    os << ",\n  \"calibration\": " << text;
+  }
+  os << "\n}\n";
+  std::ofstream out(file);
+  if (!out) throw std::runtime_error(file.string() + ": cannot write");
+  out << os.str();
+  if (!out) throw std::runtime_error(file.string() + ": write failed");
 }
 
 fs::path find_data_path(std::string_view relative) {

@@ -40,6 +40,30 @@ struct MachineSpec {
   Quantity smem_banks;                // banks
   Quantity smem_bank_width;           // bytes
 
+  // What the cycle model of the GEMM needs (sim/README.md). `tilescope calibrate` measures all but
+  // the L2 structure; per SM figures are taken with every SM busy unless the name says otherwise.
+  Quantity sm_clock_under_load;       // MHz, read (clock64 vs globaltimer) while the tensor cores are busy
+  Quantity wgmma_m64n64k16_interval;  // cycles/instruction: one SM's tensor pipe, bf16, fp32 accumulators
+  Quantity wgmma_m64n128k16_interval;
+  Quantity wgmma_m64n256k16_interval;
+  Quantity wgmma_m64n64k16_latency;   // cycles from issue to wgmma.wait_group 0 returning, one instruction
+  Quantity wgmma_m64n128k16_latency;
+  Quantity wgmma_m64n256k16_latency;
+  Quantity tma_load_latency_l2_hit;   // cycles, one 16 KB box (128 x 64 bf16), issue to mbarrier wait return
+  Quantity tma_load_latency_hbm;      // cycles, the same box not in L2
+  Quantity tma_bandwidth_per_sm;      // bytes/cycle, one SM's TMA loads from L2
+  Quantity mbarrier_round_trip;       // cycles: arrive -> the other warp's wait returns -> its arrive -> our wait returns
+  Quantity smem_bandwidth_per_sm;     // bytes/cycle, 128-bit shared loads
+  Quantity l2_hit_bandwidth;          // TB/s, whole chip, reads that hit
+  Quantity l2_hit_latency;            // cycles, dependent loads that hit
+  Quantity hbm_bandwidth_measured;    // TB/s, device-to-device copy, bytes read + written
+  Quantity hbm_latency_measured;      // cycles, dependent loads that miss L2
+  Quantity launch_overhead;           // us per launch of an empty kernel, back to back
+  Quantity l2_line_size;              // bytes
+  Quantity l2_sector_size;            // bytes
+  Quantity l2_associativity;          // ways
+  Quantity l2_partitions;             // partitions
+
   // FLOP per byte of HBM traffic at which tensor-core peak and HBM bandwidth meet.
   double ridge_flop_per_byte() const { return bf16_dense_tflops.value / hbm_bandwidth.value; }
 };
@@ -66,5 +90,15 @@ std::filesystem::path find_data_path(std::string_view relative);
 
 // Machine ids (file stems) under data/machines/, sorted. Empty when no data dir is found.
 std::vector<std::string> machine_ids();
+
+// The field of machine_fields() named `key`, or nullptr.
+const MachineField* find_machine_field(std::string_view key);
+
+// Writes `spec` in the layout of data/machines/*.json: name, then one line per field in
+// machine_fields() order. `calibration_json`, when not empty, is a JSON object saying how the
+// measured fields were measured; it becomes the top-level member "calibration", which the loader
+// ignores. Throws std::runtime_error when the file cannot be written or the object is not JSON.
+void save_machine_file(const MachineSpec& spec, const std::filesystem::path& file,
+                       std::string_view calibration_json = {});
 
 }  // namespace ts::sim

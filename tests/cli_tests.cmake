@@ -33,3 +33,7 @@ expect_run(2 "not aligned" banks --op ld64 --lanes "4,0,0,0,0,0,0,0,0,0,0,0,0,0,
 expect_run(2 "--lanes" banks --op ld32)
 expect_run(2 "nosuchverb" nosuchverb)
 expect_run(0 "banks" --help)
+# calibrate: no CUDA in the build, no GPU, or (on a GPU) an unknown machine file: one line, exit 2,
+# and never a measurement (so this test cannot rewrite data/machines on a GPU machine).
+expect_run(2 "calibrate" calibrate --machine-id no-such-machine)
+expect_run(0 "--machine-id" calibrate --help)

@@ -3,9 +3,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "kernels/calibrate/calibrate.hpp"
 #include "sim/machine.hpp"
 
 using namespace ts::sim;
@@ -146,4 +149,92 @@ TEST_CASE("TILESCOPE_DATA_DIR comes first when looking for data", "[machine]") {
   ::unsetenv("TILESCOPE_DATA_DIR");
   CHECK(m.name == "A test machine");
   CHECK(load_machine("h100-sxm").name != "A test machine");
+}
+
+// The fields the cycle model needs: what `tilescope calibrate` measures, plus the L2 structure.
+TEST_CASE("every figure calibrate measures is a machine field with the same unit", "[machine][calibrate]") {
+  for (const auto& f : ts::kernels::calibrate::kMeasuredFields) {
+    INFO(f.key);
+    const MachineField* field = find_machine_field(f.key);
+    REQUIRE(field != nullptr);
+    CHECK(field->unit == f.unit);
+  }
+  CHECK(find_machine_field("no_such_field") == nullptr);
+}
+
+TEST_CASE("both machine files carry the cycle-model fields with a unit and a source", "[machine][calibrate]") {
+  for (const char* id : {"h100-sxm", "h200"}) {
+    INFO(id);
+    const MachineSpec m = load_machine(id);
+    for (const auto& f : ts::kernels::calibrate::kMeasuredFields) {
+      INFO(f.key);
+      const Quantity& q = m.*find_machine_field(f.key)->member;
+      CHECK(q.unit == f.unit);
+      CHECK(q.value > 0);
+      CHECK_FALSE(q.source.empty());
+    }
+    CHECK(m.l2_line_size.value == 128);
+    CHECK(m.l2_sector_size.value == 32);
+    CHECK(m.l2_partitions.value == 2);
+    CHECK(m.l2_associativity.value > 0);
+    CHECK(m.l2_partitions.source.rfind("datasheet", 0) == 0);
+    // The old fields stay as the datasheet gives them: the roofline lesson uses them.
+    CHECK(m.hbm_bandwidth.source.rfind("datasheet", 0) == 0);
+  }
+}
+
+TEST_CASE("a cycle-model field that is missing, negative or in the wrong unit is refused by name", "[machine][calibrate]") {
+  std::vector<std::string> keys = {"l2_line_size", "l2_sector_size", "l2_associativity", "l2_partitions"};
+  for (const auto& f : ts::kernels::calibrate::kMeasuredFields) keys.emplace_back(f.key);
+  for (const auto& key : keys) {
+    INFO(key);
+    const std::string unit(find_machine_field(key)->unit);
+    {
+      auto j = h100_json();
+      j["parameters"].erase(key);
+      const auto file = write_machine("missing-" + key, j);
+      CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field '" + key + "' missing");
+    }
+    {
+      auto j = h100_json();
+      j["parameters"][key]["value"] = -1.5;
+      const auto file = write_machine("negative-" + key, j);
+      CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field '" + key + "' negative");
+    }
+    {
+      auto j = h100_json();
+      j["parameters"][key]["unit"] = "furlongs";
+      const auto file = write_machine("unit-" + key, j);
+      CHECK_THROWS_WITH(load_machine_file(file),
+                        file.string() + ": field '" + key + "': unit 'furlongs', expected '" + unit + "'");
+    }
+  }
+  SECTION("a rate the model divides by may not be zero") {
+    auto j = h100_json();
+    j["parameters"]["wgmma_m64n256k16_interval"]["value"] = 0;
+    const auto file = write_machine("zero-interval", j);
+    CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field 'wgmma_m64n256k16_interval' is zero");
+  }
+}
+
+TEST_CASE("save_machine_file writes what load_machine_file reads back", "[machine][calibrate]") {
+  MachineSpec m = load_machine("h100-sxm");
+  m.l2_hit_latency = {273.4, "cycles", "measured: a test, 2026-01-01"};
+  const fs::path file = fs::temp_directory_path() / "tilescope-machine-tests" / "saved.json";
+  fs::create_directories(file.parent_path());
+  save_machine_file(m, file, R"({"device": "A GPU", "extras": {"x": {"value": 1, "unit": "cycles"}}})");
+  const MachineSpec back = load_machine_file(file);
+  CHECK(back.name == m.name);
+  for (const auto& field : machine_fields()) {
+    INFO(field.key);
+    CHECK((back.*field.member).value == (m.*field.member).value);
+    CHECK((back.*field.member).unit == (m.*field.member).unit);
+    CHECK((back.*field.member).source == (m.*field.member).source);
+  }
+  std::ifstream in(file);
+  const auto j = nlohmann::json::parse(in);
+  CHECK(j["calibration"]["device"] == "A GPU");
+  CHECK(j["parameters"].size() == machine_fields().size());
+  CHECK_THROWS_WITH(save_machine_file(m, file, "{not json"), Catch::Contains("calibration record is not valid JSON"));
+  CHECK_THROWS_WITH(save_machine_file(m, fs::path("/nonexistent-dir/x.json")), Catch::Contains("cannot write"));
 }

@@ -1,0 +1,86 @@
+// Launches our GEMM once per configuration on fresh random inputs, for Nsight Compute to count
+// its DRAM bytes (scripts/measure-gemm-dram profiles every pipeline_kernel launch of this program).
+//
+//   gemm_once M N K CONFIG...     CONFIG = ORDER[/np]: ORDER as `tilescope bench` names it
+//                                 (row, col, grouped, grouped:16); /np: not persistent
+//
+// Prints one line per launch, in launch order: "launch I m=.. n=.. k=.. order=.. group=.. persistent=..
+// stages=.. block_n=.. b_row_major=.. out=..", which the script joins with ncu's rows.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/gemm_api.hpp"
+#include "tiles/types/dtypes.hpp"
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+__global__ void fill_random(ts::bf16* p, long long n, unsigned seed) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    unsigned long long x = (unsigned long long)i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull;
+    x ^= x >> 31; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 29;
+    p[i] = __float2bfloat16_rn(((x >> 40) * (1.0f / 16777216.0f)) * 2.f - 1.f);
+  }
+}
+
+ts::kernels::GemmConfig parse_config(std::string s) {
+  ts::kernels::GemmConfig cfg;
+  if (s.size() > 3 && s.compare(s.size() - 3, 3, "/np") == 0) {
+    cfg.persistent = false;
+    s.resize(s.size() - 3);
+  }
+  const auto order = ts::sched::parse_order(s);
+  if (!order) throw std::invalid_argument("unknown order '" + s + "' (row, col, grouped, grouped:N)");
+  cfg.order = *order;
+  return cfg;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: gemm_once M N K ORDER[/np]...\n");
+    return 2;
+  }
+  try {
+    const ts::kernels::GemmShape shape{std::stoll(argv[1]), std::stoll(argv[2]), std::stoll(argv[3])};
+    std::vector<ts::kernels::GemmConfig> configs;
+    for (int i = 4; i < argc; ++i) {
+      configs.push_back(parse_config(argv[i]));
+      if (const auto why = ts::kernels::validate(shape, configs.back()); !why.empty()) throw std::invalid_argument(why);
+    }
+    void *a = nullptr, *b = nullptr, *c = nullptr;
+    check(cudaMalloc(&a, shape.m * shape.k * 2), "cudaMalloc A");
+    check(cudaMalloc(&b, shape.k * shape.n * 2), "cudaMalloc B");
+    check(cudaMalloc(&c, shape.m * shape.n * 2), "cudaMalloc C");
+    fill_random<<<1024, 256>>>(static_cast<ts::bf16*>(a), shape.m * shape.k, 1);
+    check(cudaGetLastError(), "fill A");
+    fill_random<<<1024, 256>>>(static_cast<ts::bf16*>(b), shape.k * shape.n, 2);
+    check(cudaGetLastError(), "fill B");
+    check(cudaDeviceSynchronize(), "fill");
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const auto& cfg = configs[i];
+      ts::kernels::launch_gemm(a, b, c, shape, cfg, nullptr);
+      check(cudaDeviceSynchronize(), "gemm");
+      std::printf("launch %zu m=%lld n=%lld k=%lld order=%s group=%d persistent=%d stages=%d block_n=%d b_row_major=%d out=%s\n",
+                  i, (long long)shape.m, (long long)shape.n, (long long)shape.k, ts::sched::order_name(cfg.order.order),
+                  cfg.order.group, cfg.persistent ? 1 : 0, cfg.stages, cfg.block_n, cfg.b_row_major ? 1 : 0,
+                  cfg.out == ts::kernels::OutType::bf16 ? "bf16" : "fp32");
+      std::fflush(stdout);
+    }
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gemm_once: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
