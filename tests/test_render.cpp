@@ -42,10 +42,18 @@ Png read_png(const fs::path& file) {
   return png;
 }
 
+// One renderer for the whole run: each one opens a connection to the X server and an OpenGL
+// context, and the tests need only one of each.
+HeadlessRenderer& renderer_for(const fs::path& folder) {
+  static HeadlessRenderer renderer(LessonSet{});
+  renderer.set_lessons(load_lessons(folder));
+  return renderer;
+}
+
 }  // namespace
 
 TEST_CASE("every step of every lesson renders to a PNG of the asked size", "[gui]") {
-  HeadlessRenderer renderer(load_lessons(kLessons));
+  HeadlessRenderer& renderer = renderer_for(kLessons);
   REQUIRE(renderer.lessons().errors.empty());
   REQUIRE(renderer.lessons().lessons.size() >= 2);
   for (size_t l = 0; l < renderer.lessons().lessons.size(); ++l) {
@@ -65,7 +73,7 @@ TEST_CASE("every step of every lesson renders to a PNG of the asked size", "[gui
 }
 
 TEST_CASE("any size renders at exactly that size", "[gui]") {
-  HeadlessRenderer renderer(load_lessons(kLessons));
+  HeadlessRenderer& renderer = renderer_for(kLessons);
   for (auto [w, h] : {std::pair{333, 257}, std::pair{1920, 1080}, std::pair{800, 1200}}) {
     INFO(w << "x" << h);
     const fs::path file = out_dir() / ("size-" + std::to_string(w) + "x" + std::to_string(h) + ".png");
@@ -78,7 +86,7 @@ TEST_CASE("any size renders at exactly that size", "[gui]") {
 }
 
 TEST_CASE("frame time at 1280x800 is measured and reported", "[gui]") {
-  HeadlessRenderer renderer(load_lessons(kLessons));
+  HeadlessRenderer& renderer = renderer_for(kLessons);
   for (int lesson = 0; lesson < 2; ++lesson) {
     const FrameCapture frame = renderer.render(lesson, 1, 1280, 800, 3, 20);
     REQUIRE(frame.frame_ms.size() == 20);
@@ -91,7 +99,7 @@ TEST_CASE("frame time at 1280x800 is measured and reported", "[gui]") {
 }
 
 TEST_CASE("a folder with a broken lesson still renders the good one", "[gui]") {
-  HeadlessRenderer renderer(load_lessons(kFixtures / "mixed"));
+  HeadlessRenderer& renderer = renderer_for(kFixtures / "mixed");
   REQUIRE(renderer.lessons().lessons.size() == 1);
   REQUIRE(renderer.lessons().errors.size() == 1);
   const fs::path file = out_dir() / "mixed.png";
@@ -100,7 +108,7 @@ TEST_CASE("a folder with a broken lesson still renders the good one", "[gui]") {
 }
 
 TEST_CASE("the renderer refuses lessons, steps and sizes that do not exist", "[gui]") {
-  HeadlessRenderer renderer(load_lessons(kLessons));
+  HeadlessRenderer& renderer = renderer_for(kLessons);
   CHECK_THROWS_AS(renderer.render(99, 0, 640, 400), std::invalid_argument);
   CHECK_THROWS_WITH(renderer.render(0, 99, 640, 400), Catch::Contains("has no step 100"));
   CHECK_THROWS_AS(renderer.render(0, 0, 0, 400), std::invalid_argument);

@@ -138,7 +138,12 @@ void init_app(App& app, LessonSet lessons) {
   style.Colors[ImGuiCol_WindowBg] = ImVec4(kBackground.r, kBackground.g, kBackground.b, kBackground.a);
   style.Colors[ImGuiCol_Border] = ImVec4(0.22f, 0.24f, 0.28f, 1.0f);
   app.fonts = load_fonts();
+  use_lessons(app, std::move(lessons));
+}
+
+void use_lessons(App& app, LessonSet lessons) {
   app.lessons = std::move(lessons);
+  app.lesson = -1;
   if (!app.lessons.lessons.empty()) open_step(app, 0, 0);
 }
 

@@ -27,6 +27,9 @@ struct App {
 // backend builds its font texture.
 void init_app(App& app, LessonSet lessons);
 
+// Replaces the lessons and opens the first step of the first one (if any loaded).
+void use_lessons(App& app, LessonSet lessons);
+
 // Opens a step: its knobs replace whatever the user had changed.
 void open_step(App& app, int lesson, int step);
 

@@ -31,6 +31,8 @@ class HeadlessRenderer {
   HeadlessRenderer& operator=(const HeadlessRenderer&) = delete;
 
   const LessonSet& lessons() const;
+  // Replaces the lessons (same window and context): one renderer can draw several folders.
+  void set_lessons(LessonSet lessons);
   // The largest width or height the driver's framebuffers allow.
   int max_size() const;
   // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)": frame times mean little without it.

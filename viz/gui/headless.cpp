@@ -41,6 +41,8 @@ HeadlessRenderer::~HeadlessRenderer() {
 }
 
 const LessonSet& HeadlessRenderer::lessons() const { return impl_->app.lessons; }
+
+void HeadlessRenderer::set_lessons(LessonSet lessons) { use_lessons(impl_->app, std::move(lessons)); }
 int HeadlessRenderer::max_size() const { return impl_->max_size; }
 std::string HeadlessRenderer::renderer_name() const {
   const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
