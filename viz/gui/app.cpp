@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "viz/gui/scenes.hpp"
 
@@ -63,7 +64,13 @@ void lesson_panel(App& app) {
   }
   if (!app.lessons.errors.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour::error));
-    for (const auto& e : app.lessons.errors) ImGui::TextWrapped("%s", e.text().c_str());
+    // The file name is enough here (all are in the one lessons folder); hover for the full path.
+    for (const auto& e : app.lessons.errors) {
+      LessonError short_name = e;
+      short_name.file = std::filesystem::path(e.file).filename().string();
+      ImGui::TextWrapped("%s", short_name.text().c_str());
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", e.text().c_str());
+    }
     ImGui::PopStyleColor();
   }
   if (app.lesson < 0) return;
