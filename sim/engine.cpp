@@ -81,7 +81,11 @@ struct Warp {
   double open_mma = 0;
   std::deque<double> mma_groups;    // completion time per committed group
   double open_store = 0;
-  std::deque<double> store_groups;  // time each committed store group finished reading shared memory
+  struct StoreGroup {
+    double read_done, write_done;  // shared memory read; global memory written
+  };
+  double open_write = 0;
+  std::deque<StoreGroup> store_groups;
 };
 
 struct Block {
@@ -94,7 +98,7 @@ struct Block {
 };
 
 struct Sm {
-  double tensor_free = 0, tma_free = 0, lsu_free = 0;
+  double tensor_free = 0, tma_free = 0, lsu_free = 0, tma_data_free = 0;
   double tensor_busy = 0, tma_busy = 0;
   uint32_t blocks = 0, threads = 0, shared = 0, registers = 0;
 };
@@ -271,7 +275,9 @@ class Engine {
           const bool hit = l2_.access(op.box);
           l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
           l2_busy_ += bytes / p_.l2_bytes_per_cycle;
-          double done = l2_free_ + p_.tma_latency_l2;
+          // The SM's own port: its TMA unit takes in at most tma_bytes_per_cycle_per_sm.
+          sm.tma_data_free = std::max(sm.tma_data_free, start) + bytes / p_.tma_bytes_per_cycle_per_sm;
+          double done = std::max(l2_free_, sm.tma_data_free) + p_.tma_latency_l2;
           if (hit) {
             ++report_.l2_hits;
             report_.l2_hit_bytes += bytes;
@@ -301,19 +307,27 @@ class Engine {
           hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
           report_.hbm_write_bytes += bytes;
           w.open_store = std::max(w.open_store, read_done);
+          w.open_write = std::max(w.open_write, hbm_free_ + p_.tma_latency_hbm);
           span(w, op.kind, start, read_done);
           break;
         }
         case OpKind::tma_store_commit:
-          w.store_groups.push_back(w.open_store);
-          w.open_store = 0;
+          w.store_groups.push_back({w.open_store, w.open_write});
+          w.open_store = w.open_write = 0;
           break;
-        case OpKind::tma_store_wait:
-          while (w.store_groups.size() > op.count) {
-            w.time = std::max(w.time, w.store_groups.front());
-            w.store_groups.pop_front();
+        case OpKind::tma_store_wait: {
+          // Groups finish in order; waiting for reads keeps the groups for a later wait on writes.
+          const size_t keep = op.count;
+          if (op.barrier == 1) {
+            while (w.store_groups.size() > keep) {
+              w.time = std::max(w.time, w.store_groups.front().write_done);
+              w.store_groups.pop_front();
+            }
+          } else if (w.store_groups.size() > keep) {
+            w.time = std::max(w.time, w.store_groups[w.store_groups.size() - keep - 1].read_done);
           }
           break;
+        }
         case OpKind::mma: {
           const double start = std::max(w.time, sm.tensor_free);
           const double duration = double(op.flops) / p_.mma_flops_per_cycle;
@@ -403,6 +417,7 @@ class Engine {
   }
 
   void finish_report() {
+    end_ = std::max({end_, hbm_free_, l2_free_});  // the kernel ends when its writes have drained
     report_.cycles = end_;
     report_.seconds = end_ / (p_.clock_mhz * 1e6);
     report_.tflops = report_.seconds > 0 ? report_.flops / report_.seconds / 1e12 : 0;

@@ -24,6 +24,7 @@ struct EngineParams {
   double mma_flops_per_cycle = 4096;        // per SM, dense bf16
   double mma_latency = 128;                 // issue of an MMA slice to its result, beyond its pipe time
   double tma_issue_cycles = 32;             // per box, per SM TMA unit
+  double tma_bytes_per_cycle_per_sm = 64;   // what one SM's TMA unit brings in from L2 per cycle
   double tma_latency_l2 = 500;              // cycles from issue to data for an L2 hit
   double tma_latency_hbm = 900;             // ... and for an HBM miss
   double l2_bytes_per_cycle = 5500;         // chip-wide L2 -> SM bandwidth

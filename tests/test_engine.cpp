@@ -34,6 +34,7 @@ EngineParams simple_params() {
   p.mma_flops_per_cycle = 4096;
   p.mma_latency = 10;
   p.tma_issue_cycles = 0;
+  p.tma_bytes_per_cycle_per_sm = 1e12;  // the SM's port out of the way, unless a test sets it
   p.tma_latency_l2 = 200;
   p.tma_latency_hbm = 400;
   p.l2_bytes_per_cycle = 100;
@@ -77,6 +78,19 @@ TEST_CASE("one TMA load: HBM miss then L2 hit, timed by hand", "[engine]") {
   CHECK(r.l2_hit_bytes == 16384);
   // The second load is issued when the wait returns, at 727.68; the L2 server is free by then.
   CHECK(r.cycles == Approx(727.68 + 163.84 + 200));
+}
+
+TEST_CASE("the SM's TMA port paces one SM's loads", "[engine]") {
+  // Two 16 KB boxes through a 32 B/cycle port: the second's bytes are in at 1024 cycles, then the
+  // 200-cycle L2 latency (both hit: L2 and HBM servers are made fast).
+  EngineParams p = simple_params();
+  p.tma_bytes_per_cycle_per_sm = 32;
+  p.l2_bytes_per_cycle = 1e12;
+  p.hbm_bytes_per_cycle = 1e12;
+  p.tma_latency_hbm = 200;
+  HandGrid grid({{op(OpKind::barrier_init, 1, 1), op(OpKind::expect_bytes, 1, 0, 32768), load(1, 0), load(1, 16384),
+                  op(OpKind::wait, 1, 0)}});
+  CHECK(simulate(grid, p).cycles == Approx(1024 + 200));
 }
 
 TEST_CASE("one wgmma: pipe time plus latency", "[engine]") {

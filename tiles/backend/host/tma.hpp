@@ -112,7 +112,7 @@ template <int N = 0> inline void store_async_read_wait() {
   if (host::tracing()) host::emit(host::trace_op(sim::OpKind::tma_store_wait, 0, N));
 }
 template <int N = 0> inline void store_async_wait() {
-  if (host::tracing()) host::emit(host::trace_op(sim::OpKind::tma_store_wait, 0, N));
+  if (host::tracing()) host::emit(host::trace_op(sim::OpKind::tma_store_wait, 1, N));
 }
 
 }  // namespace cpu_backend

@@ -17,6 +17,7 @@ enum class OpKind : uint8_t {
   tma_store,       // copy a box from shared to global, in the current bulk group
   tma_store_commit,  // close the current bulk group of stores
   tma_store_wait,  // block until at most `count` bulk store groups still read shared memory
+                   // (`barrier` 0) or are still being written to global memory (`barrier` 1)
   mma,             // one wgmma slice of this warp: `flops`, `count` = N of m64nNk16
   mma_commit,      // close the current group of MMAs
   mma_wait,        // block until at most `count` MMA groups of this warp are pending
