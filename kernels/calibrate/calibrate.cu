@@ -84,7 +84,11 @@ std::vector<double> as_doubles(const std::vector<T>& v, size_t skip = 0) {
   return std::vector<double>(v.begin() + std::min(skip, v.size()), v.end());
 }
 
-double round_to(double v, double step) { return std::round(v / step) * step; }
+// v to `decimals` places, as the nearest double to that decimal (so JSON shows 3.042, not 3.0420000000000003).
+double round_to(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
 
 std::string fmt(const char* f, double a) {
   char buf[256];
@@ -374,7 +378,8 @@ __global__ void mbarrier_pingpong_kernel(int warm, int iters, unsigned long long
 
 // ---------------------------------------------------------------------------------------------
 // Shared-memory bandwidth: 1024 threads, 128-bit loads, each warp reading 512 contiguous bytes
-// (4 wavefronts, no conflicts), over 64 KB.
+// (4 wavefronts, no conflicts), over 64 KB. The loads are volatile and their addresses rotate with
+// the iteration: plain loads of loop-invariant addresses are hoisted out of the loop by ptxas.
 constexpr int kSmemBandwidthBytes = 64 * 1024;
 __global__ void __launch_bounds__(1024, 1) smem_bandwidth_kernel(int iters, uint32_t seed, BlockTiming* timing,
                                                                  uint32_t* sink) {
@@ -386,13 +391,15 @@ __global__ void __launch_bounds__(1024, 1) smem_bandwidth_kernel(int iters, uint
   const uint32_t base = smem_addr(smem) + threadIdx.x * 16;
   uint32_t x = 0;
   const uint64_t c0 = clock_cycles(), t0 = global_ns();
+  constexpr int slabs = kSmemBandwidthBytes / (1024 * 16);  // 16 KB each: one load of every thread
   for (int i = 0; i < iters; ++i) {
 #pragma unroll
-    for (int j = 0; j < kSmemBandwidthBytes / (1024 * 16); ++j) {
+    for (int j = 0; j < slabs; ++j) {
       uint32_t a, b, c, d;
-      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+      asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                    : "=r"(a), "=r"(b), "=r"(c), "=r"(d)
-                   : "r"(base + j * 1024 * 16));
+                   : "r"(base + ((i + j) % slabs) * 1024 * 16)
+                   : "memory");
       x ^= a ^ b ^ c ^ d;
     }
   }
@@ -476,7 +483,7 @@ class Calibrator {
       });
       per_launch_us.push_back(ms * 1000.0 / sz_.launches);
     }
-    field("launch_overhead", round_to(median(per_launch_us), 0.01), "us",
+    field("launch_overhead", round_to(median(per_launch_us), 2), "us",
           "CUDA events around " + std::to_string(sz_.launches) + " back-to-back launches of an empty kernel <<<1, 32>>>, per launch; median of " + std::to_string(sz_.reps) + " batches");
     std::vector<double> sync_us;
     for (int i = 0; i < 200; ++i) {
@@ -486,7 +493,7 @@ class Calibrator {
       TS_CHECK(cudaStreamSynchronize(nullptr));
       sync_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
-    extra("launch_sync_round_trip", round_to(median(sync_us), 0.01), "us", "host clock around one empty launch and cudaStreamSynchronize; median of 200");
+    extra("launch_sync_round_trip", round_to(median(sync_us), 2), "us", "host clock around one empty launch and cudaStreamSynchronize; median of 200");
   }
 
   void mbarrier_round_trip() {
@@ -499,7 +506,7 @@ class Calibrator {
       TS_CHECK(cudaDeviceSynchronize());
       per.push_back(double(c.to_host()[0]) / iters);
     }
-    field("mbarrier_round_trip", round_to(median(per), 0.1), "cycles",
+    field("mbarrier_round_trip", round_to(median(per), 1), "cycles",
           "two warps of one block ping-pong on two mbarriers (lane 0 of warp 0: arrive ping, wait pong; lane 0 of warp 1: wait ping, arrive pong), cycles per round over " + std::to_string(iters) + " rounds; median of " + std::to_string(sz_.reps) + " runs");
   }
 
@@ -514,11 +521,11 @@ class Calibrator {
     TS_CHECK(cudaDeviceSynchronize());
     const auto v = as_doubles(c.to_host(), reps / 10);
     const double lat = median(v) - overhead_;
-    field("wgmma_m64n" + std::to_string(N) + "k16_latency", round_to(lat, 0.1), "cycles",
+    field("wgmma_m64n" + std::to_string(N) + "k16_latency", round_to(lat, 1), "cycles",
           "one warpgroup on one SM: wgmma.fence, clock64, one wgmma.mma_async m64n" + std::to_string(N) +
               "k16 bf16 (A and B in shared memory, 128-byte swizzle), commit_group, wait_group 0, clock64; median of " +
               std::to_string(reps) + " minus the clock-read overhead");
-    extra("wgmma_m64n" + std::to_string(N) + "k16_latency_p90", round_to(quantile(v, 0.9) - overhead_, 0.1), "cycles", "90th percentile of the same samples");
+    extra("wgmma_m64n" + std::to_string(N) + "k16_latency_p90", round_to(quantile(v, 0.9) - overhead_, 1), "cycles", "90th percentile of the same samples");
   }
 
   // Cycles per instruction per SM with WGS warpgroups per SM, every SM busy; also the SM clock.
@@ -562,11 +569,11 @@ class Calibrator {
     const auto [two, iters2] = run(std::integral_constant<int, 2>{});
     const auto [one, iters1] = run(std::integral_constant<int, 1>{});
     const std::string shape = "m64n" + std::to_string(N) + "k16";
-    field("wgmma_" + shape + "_interval", round_to(two, 0.01), "cycles/instruction",
+    field("wgmma_" + shape + "_interval", round_to(two, 2), "cycles/instruction",
           "one block per SM on all " + std::to_string(rep_.sm_count) + " SMs, two warpgroups (as the GEMM's consumers), each issuing " + std::to_string(iters2) + " x 4 wgmma.mma_async " + shape +
               " bf16 from shared memory (mma_AB of a 64-deep slice, commit, wait_group 1); block cycles / instructions of the SM; median over SMs, then over " + std::to_string(sz_.reps) + " runs");
-    extra("wgmma_" + shape + "_interval_one_warpgroup", round_to(one, 0.01), "cycles/instruction", "the same with one warpgroup per SM");
-    extra("wgmma_" + shape + "_flop_per_cycle_per_sm", round_to(2.0 * 64 * N * 16 / two, 1), "FLOP/cycle",
+    extra("wgmma_" + shape + "_interval_one_warpgroup", round_to(one, 2), "cycles/instruction", "the same with one warpgroup per SM");
+    extra("wgmma_" + shape + "_flop_per_cycle_per_sm", round_to(2.0 * 64 * N * 16 / two, 0), "FLOP/cycle",
           "2 x 64 x N x 16 over the two-warpgroup interval (the datasheet peak is 4096)");
   }
 
@@ -574,10 +581,10 @@ class Calibrator {
     const int iters = wgmma_iters<256, 2>(sz_.clock_ms);
     std::vector<double> per_run;
     for (int r = 0; r < std::min(sz_.reps, 3); ++r) per_run.push_back(median(wgmma_rate_run<256, 2>(iters, 40 + r).mhz));
-    field("sm_clock_under_load", round_to(median(per_run), 1), "MHz",
+    field("sm_clock_under_load", round_to(median(per_run), 0), "MHz",
           "clock64 cycles over globaltimer nanoseconds of each block of the two-warpgroup m64n256k16 wgmma loop (every SM, tensor cores busy, about " +
               std::to_string(sz_.clock_ms) + " ms a run); median over SMs, then over runs");
-    extra("sm_clock_under_load_min_run", round_to(*std::min_element(per_run.begin(), per_run.end()), 1), "MHz", "lowest run median");
+    extra("sm_clock_under_load_min_run", round_to(*std::min_element(per_run.begin(), per_run.end()), 0), "MHz", "lowest run median");
   }
 
   void smem_bandwidth() {
@@ -592,7 +599,7 @@ class Calibrator {
       const PerSm s = per_sm(t);
       if (r > 0) per_run.push_back(double(sz_.smem_iters) * kSmemBandwidthBytes / median(s.cycles));
     }
-    field("smem_bandwidth_per_sm", round_to(median(per_run), 0.1), "bytes/cycle",
+    field("smem_bandwidth_per_sm", round_to(median(per_run), 1), "bytes/cycle",
           "1024 threads per SM on every SM, ld.shared.v4 (512 contiguous bytes a warp, no conflicts) over 64 KB, " + std::to_string(sz_.smem_iters) +
               " rounds; bytes / block cycles, median over SMs, then over " + std::to_string(sz_.reps) + " runs");
   }
@@ -641,10 +648,10 @@ class Calibrator {
       for (double v : as_doubles(c.to_host(), 1)) hit.push_back(v - overhead_);
     }
     const std::string how = "one thread, one TMA load of a 128 x 64 bf16 box (16 KB, 128-byte swizzle) at a time: mbarrier expect_tx, clock64, cp.async.bulk.tensor, mbarrier wait, clock64";
-    field("tma_load_latency_l2_hit", round_to(median(hit), 0.1), "cycles", how + "; each box loaded once untimed just before (an L2 hit); median of " + std::to_string(hit.size()) + " loads");
-    field("tma_load_latency_hbm", round_to(median(miss), 0.1), "cycles", how + "; boxes not touched since L2 was flushed (reading " + std::to_string(sz_.flush_bytes >> 20) + " MB); median of " + std::to_string(miss.size()) + " loads");
-    extra("tma_load_latency_l2_hit_p90", round_to(quantile(hit, 0.9), 0.1), "cycles", "90th percentile");
-    extra("tma_load_latency_hbm_p90", round_to(quantile(miss, 0.9), 0.1), "cycles", "90th percentile");
+    field("tma_load_latency_l2_hit", round_to(median(hit), 1), "cycles", how + "; each box loaded once untimed just before (an L2 hit); median of " + std::to_string(hit.size()) + " loads");
+    field("tma_load_latency_hbm", round_to(median(miss), 1), "cycles", how + "; boxes not touched since L2 was flushed (reading " + std::to_string(sz_.flush_bytes >> 20) + " MB); median of " + std::to_string(miss.size()) + " loads");
+    extra("tma_load_latency_l2_hit_p90", round_to(quantile(hit, 0.9), 1), "cycles", "90th percentile");
+    extra("tma_load_latency_hbm_p90", round_to(quantile(miss, 0.9), 1), "cycles", "90th percentile");
   }
 
   void tma_bandwidth() {
@@ -668,11 +675,11 @@ class Calibrator {
     };
     const int loads = sz_.tma_loads;
     const double one = run(1, 256, loads);
-    field("tma_bandwidth_per_sm", round_to(one, 0.1), "bytes/cycle",
+    field("tma_bandwidth_per_sm", round_to(one, 1), "bytes/cycle",
           "one thread on one SM streams " + std::to_string(loads) + " TMA loads of 16 KB boxes from an L2-resident 4 MB region through " + std::to_string(kTmaStages) +
               " buffers (each reissued when its mbarrier completes); bytes / cycles, median of " + std::to_string(sz_.reps) + " runs");
     const double all = run(rep_.sm_count, src.tiles, std::max(64, loads / 4));
-    extra("tma_bandwidth_per_sm_all_sms", round_to(all, 0.1), "bytes/cycle", "the same on every SM at once, from a 16 MB L2-resident region (median over SMs)");
+    extra("tma_bandwidth_per_sm_all_sms", round_to(all, 1), "bytes/cycle", "the same on every SM at once, from a 16 MB L2-resident region (median over SMs)");
   }
 
   // Dependent loads over 4096 random lines of a 16 MB region: L2 misses right after a flush, hits on the next pass.
@@ -700,12 +707,12 @@ class Calibrator {
       }
     }
     const std::string how = "one thread, dependent ld.global.cg (L1 bypassed) over " + std::to_string(hops) + " random 128-byte lines of a 16 MB region, clock64 around each load";
-    field("l2_hit_latency", round_to(median(hit), 0.1), "cycles", how + ", second pass (every line in L2); median of " + std::to_string(hit.size()) + " loads");
-    field("hbm_latency_measured", round_to(median(miss), 0.1), "cycles", how + ", first pass after flushing L2 (every line a miss); median of " + std::to_string(miss.size()) + " loads");
-    extra("l2_hit_latency_p10", round_to(quantile(hit, 0.1), 0.1), "cycles", "10th percentile (near L2 partition)");
-    extra("l2_hit_latency_p90", round_to(quantile(hit, 0.9), 0.1), "cycles", "90th percentile (far L2 partition)");
-    extra("hbm_latency_p10", round_to(quantile(miss, 0.1), 0.1), "cycles", "10th percentile");
-    extra("hbm_latency_p90", round_to(quantile(miss, 0.9), 0.1), "cycles", "90th percentile");
+    field("l2_hit_latency", round_to(median(hit), 1), "cycles", how + ", second pass (every line in L2); median of " + std::to_string(hit.size()) + " loads");
+    field("hbm_latency_measured", round_to(median(miss), 1), "cycles", how + ", first pass after flushing L2 (every line a miss); median of " + std::to_string(miss.size()) + " loads");
+    extra("l2_hit_latency_p10", round_to(quantile(hit, 0.1), 1), "cycles", "10th percentile (near L2 partition)");
+    extra("l2_hit_latency_p90", round_to(quantile(hit, 0.9), 1), "cycles", "90th percentile (far L2 partition)");
+    extra("hbm_latency_p10", round_to(quantile(miss, 0.1), 1), "cycles", "10th percentile");
+    extra("hbm_latency_p90", round_to(quantile(miss, 0.9), 1), "cycles", "90th percentile");
   }
 
   void l2_bandwidth() {
@@ -722,7 +729,7 @@ class Calibrator {
     Events ev;
     std::vector<double> tbs;
     for (int r = 0; r < std::max(sz_.reps, 10); ++r) tbs.push_back(double(buf.n) * 16 * passes / (ev.ms(once) * 1e-3) / 1e12);
-    field("l2_hit_bandwidth", round_to(median(tbs), 0.001), "TB/s",
+    field("l2_hit_bandwidth", round_to(median(tbs), 3), "TB/s",
           "all SMs (2 blocks x 1024 threads each) read a 16 MB buffer " + std::to_string(passes) + " times with ld.global.cg.v4 (L1 bypassed, L2 hits after a warm-up pass); bytes read / CUDA-event time, median of " +
               std::to_string(tbs.size()) + " runs");
   }
@@ -741,7 +748,7 @@ class Calibrator {
     Events ev;
     std::vector<double> tbs;
     for (int r = 0; r < std::max(sz_.reps, 10); ++r) tbs.push_back(2.0 * bytes / (ev.ms(copy) * 1e-3) / 1e12);
-    field("hbm_bandwidth_measured", round_to(median(tbs), 0.001), "TB/s",
+    field("hbm_bandwidth_measured", round_to(median(tbs), 3), "TB/s",
           "cudaMemcpyAsync device to device of " + std::to_string(bytes >> 20) + " MB, bytes read + bytes written / CUDA-event time; median of " + std::to_string(tbs.size()) + " copies after 2 warm-ups");
     auto read = [&] {
       read_kernel<<<rep_.sm_count * 2, 1024>>>(src.p, src.n, 1, reinterpret_cast<uint32_t*>(sink_.p));
@@ -750,7 +757,7 @@ class Calibrator {
     read();
     std::vector<double> rd;
     for (int r = 0; r < std::max(sz_.reps, 10); ++r) rd.push_back(double(bytes) / (ev.ms(read) * 1e-3) / 1e12);
-    extra("hbm_read_bandwidth", round_to(median(rd), 0.001), "TB/s", "read-only kernel (ld.global.cg.v4, all SMs) over the same buffer, bytes read / time, median");
+    extra("hbm_read_bandwidth", round_to(median(rd), 3), "TB/s", "read-only kernel (ld.global.cg.v4, all SMs) over the same buffer, bytes read / time, median");
   }
 
  private:
