@@ -107,6 +107,18 @@ TEST_CASE("a folder with a broken lesson still renders the good one", "[gui]") {
   CHECK(read_png(file).distinct_colours > 100);
 }
 
+TEST_CASE("tiles too large for one cell per element still render", "[gui]") {
+  HeadlessRenderer& renderer = renderer_for(kFixtures / "large");
+  REQUIRE(renderer.lessons().errors.empty());
+  REQUIRE(renderer.lessons().lessons.size() == 1);
+  for (int step = 0; step < static_cast<int>(renderer.lessons().lessons[0].steps.size()); ++step) {
+    INFO("step " << step + 1);
+    const fs::path file = out_dir() / ("large-" + std::to_string(step + 1) + ".png");
+    write_png(file, renderer.render(0, step, 1280, 800, 1, 1));
+    CHECK(read_png(file).distinct_colours > 100);
+  }
+}
+
 TEST_CASE("the renderer refuses lessons, steps and sizes that do not exist", "[gui]") {
   HeadlessRenderer& renderer = renderer_for(kLessons);
   CHECK_THROWS_AS(renderer.render(99, 0, 640, 400), std::invalid_argument);

@@ -41,6 +41,25 @@ struct PhaseLanes {
 };
 
 // The tile in logical (row, column) order. Returns its rectangle.
+// The rows of a tall tile that fit at a readable height: a window that starts at the first row
+// the shown phase touches (rounded down to 8, where swizzle patterns repeat).
+struct RowWindow {
+  uint32_t first = 0, count = 0;
+  bool contains(uint32_t row) const { return row >= first && row < first + count; }
+};
+
+RowWindow visible_rows(const BanksState& s, const BanksAnalysis& a, PhaseLanes phase, float avail_h) {
+  constexpr float kMinRowPx = 4.0f;
+  const uint32_t fit = std::max<uint32_t>(8, static_cast<uint32_t>(avail_h / kMinRowPx));
+  if (s.rows <= fit) return {0, s.rows};
+  uint32_t lowest = s.rows;
+  for (const LaneAccess& l : a.lanes)
+    if (phase.contains(l.lane)) lowest = std::min(lowest, l.row);
+  if (lowest == s.rows) lowest = 0;
+  return {std::min(lowest / 8 * 8, s.rows - fit), fit};
+}
+
+// The tile in logical (row, column) order. Returns its rectangle.
 Rect draw_tile(const BanksState& s, const BanksAnalysis& a, PhaseLanes phase, const std::vector<std::string>& hl,
                const Fonts& f, ImDrawList* dl, Rect area) {
   const layout::SmemLayout& t = a.tile;
@@ -50,25 +69,29 @@ Rect draw_tile(const BanksState& s, const BanksAnalysis& a, PhaseLanes phase, co
   uint32_t elems_per_cell = 1;
   if (avail_w / s.cols < 7.0f && t.row_bytes() % 16 == 0) elems_per_cell = 16 / t.elem_bytes;
   const uint32_t units = s.cols / elems_per_cell;
-  const float cw = std::min(30.0f, avail_w / units), ch = std::clamp(avail_h / s.rows, 1.0f, 22.0f);
+  const RowWindow rows = visible_rows(s, a, phase, avail_h);
+  const float cw = std::min(30.0f, avail_w / units), ch = std::clamp(avail_h / rows.count, 1.0f, 22.0f);
   const ImVec2 o(area.min.x + label_w, area.min.y + header_h);
+  const auto cell_y = [&](uint32_t row) { return o.y + (row - rows.first) * ch; };
 
-  // Which lane (of the shown phase) touches each cell; -2: another phase does; -1: nobody.
-  std::vector<int> owner(size_t(s.rows) * units, -1);
-  for (const LaneAccess& l : a.lanes)
+  // Which lane (of the shown phase) touches each visible cell; -2: another phase does; -1: nobody.
+  std::vector<int> owner(size_t(rows.count) * units, -1);
+  for (const LaneAccess& l : a.lanes) {
+    if (!rows.contains(l.row)) continue;
     for (uint32_t e = 0; e < l.elems; ++e) {
-      int& o_cell = owner[size_t(l.row) * units + (l.col + e) / elems_per_cell];
+      int& o_cell = owner[size_t(l.row - rows.first) * units + (l.col + e) / elems_per_cell];
       if (phase.contains(l.lane)) o_cell = static_cast<int>(l.lane);
       else if (o_cell == -1) o_cell = -2;
     }
+  }
 
   const bool labels = cw >= 17 && ch >= 12;
-  for (uint32_t r = 0; r < s.rows; ++r) {
+  for (uint32_t r = rows.first; r < rows.first + rows.count; ++r) {
     for (uint32_t u = 0; u < units; ++u) {
       const uint32_t bank = bank_of_element(t, r, u * elems_per_cell);
-      const int who = owner[size_t(r) * units + u];
+      const int who = owner[size_t(r - rows.first) * units + u];
       const float alpha = who >= 0 ? 1.0f : who == -2 ? 0.6f : 0.38f;
-      const ImVec2 p0(o.x + u * cw, o.y + r * ch), p1(p0.x + cw - (cw > 4 ? 1 : 0), p0.y + ch - (ch > 4 ? 1 : 0));
+      const ImVec2 p0(o.x + u * cw, cell_y(r)), p1(p0.x + cw - (cw > 4 ? 1 : 0), p0.y + ch - (ch > 4 ? 1 : 0));
       dl->AddRectFilled(p0, p1, bank_colour(bank, alpha));
       if (labels) {
         const std::string b = std::to_string(bank);
@@ -76,19 +99,32 @@ Rect draw_tile(const BanksState& s, const BanksAnalysis& a, PhaseLanes phase, co
                 who >= 0 ? colour::black : IM_COL32(0, 0, 0, 150), b);
       }
     }
-    if (ch >= 9 && (s.rows <= 32 || r % 8 == 0))
-      text_at(dl, f.small, ImVec2(area.min.x, o.y + r * ch + (ch - 13) / 2), colour::dim_text, std::to_string(r));
+    if (ch >= 12 || r % 8 == 0)
+      text_at(dl, f.small, ImVec2(area.min.x, cell_y(r) + std::min(0.0f, (ch - 13) / 2)), colour::dim_text,
+              std::to_string(r));
+  }
+  // Column numbers along the top; a tile too tall to show whole says which rows are shown instead
+  // of the last few numbers.
+  float labels_end = area.max.x;
+  if (rows.count < s.rows) {
+    const std::string note = "rows " + std::to_string(rows.first) + "-" + std::to_string(rows.first + rows.count - 1) +
+                             " of " + std::to_string(s.rows);
+    labels_end = area.max.x - text_size(f.small, note).x;
+    text_at(dl, f.small, ImVec2(labels_end, area.min.y), colour::highlight, note);
   }
   const uint32_t col_step = std::max<uint32_t>(8, elems_per_cell * 4);
-  for (uint32_t c = 0; c < s.cols; c += col_step)
-    text_at(dl, f.small, ImVec2(o.x + (c / elems_per_cell) * cw, area.min.y), colour::dim_text, std::to_string(c));
+  for (uint32_t c = 0; c < s.cols; c += col_step) {
+    const std::string label = std::to_string(c);
+    const float x = o.x + (c / elems_per_cell) * cw;
+    if (x + text_size(f.small, label).x + 8 < labels_end) text_at(dl, f.small, ImVec2(x, area.min.y), colour::dim_text, label);
+  }
 
   // Each lane of the phase: a frame around the elements it reads, and its number.
   for (const LaneAccess& l : a.lanes) {
-    if (!phase.contains(l.lane)) continue;
+    if (!phase.contains(l.lane) || !rows.contains(l.row)) continue;
     const float x0 = o.x + (l.col / elems_per_cell) * cw, x1 = o.x + ((l.col + l.elems - 1) / elems_per_cell + 1) * cw;
-    const ImVec2 p0(x0, o.y + l.row * ch), p1(x1 - 1, o.y + (l.row + 1) * ch - 1);
-    dl->AddRect(p0, p1, has(hl, "lanes") ? colour::highlight : colour::white, 0.0f, 0, 2.0f);
+    const ImVec2 p0(x0, cell_y(l.row)), p1(x1 - 1, cell_y(l.row) + ch - 1);
+    dl->AddRect(p0, p1, has(hl, "lanes") ? colour::highlight : colour::white, 0.0f, 0, ch >= 6 ? 2.0f : 1.0f);
     if (ch >= 12) {
       const std::string lane = "L" + std::to_string(l.lane);
       const ImVec2 sz = text_size(f.small, lane);
@@ -99,7 +135,7 @@ Rect draw_tile(const BanksState& s, const BanksAnalysis& a, PhaseLanes phase, co
       }
     }
   }
-  const Rect tile{o, ImVec2(o.x + units * cw, o.y + s.rows * ch)};
+  const Rect tile{o, ImVec2(o.x + units * cw, o.y + rows.count * ch)};
   if (has(hl, "tile")) draw_highlight_frame(dl, tile);
   return tile;
 }
