@@ -3,6 +3,11 @@
 measured DRAM traffic of our GEMM that the simulator's L2/HBM model is checked against.
 
     scripts/gemm-dram-to-json.py OUT_DIR [DEST (default data/measured/h100/gemm_dram.json)]
+    scripts/gemm-dram-to-json.py --merge DEST RUN.json...
+
+The second form joins files of the first form from several runs: every row keeps its run number,
+"runs" lists each run's date, command and commit, and "summary" gives, per configuration, the
+mean, min and max bytes over the runs (the spread between runs is the measurement's noise).
 
 OUT_DIR holds dram-env.txt, gemm-once.txt (one "launch I key=value ..." line per launch, in launch
 order) and ncu-dram.csv (ncu --csv --page raw --print-units base, one row per profiled launch).
@@ -36,9 +41,45 @@ def read_ncu(path):
     return out
 
 
+CONFIG_KEYS = ("m", "n", "k", "order", "group_size", "persistent", "stages", "block_n", "b_row_major", "out")
+
+
+def merge(dst, sources):
+    docs = [json.load(open(p)) for p in sources]
+    devices = {d["device"] for d in docs}
+    if len(devices) != 1:
+        sys.exit(f"runs on different devices: {sorted(devices)}")
+    merged = {k: docs[0][k] for k in ("kernel", "device", "driver", "ncu", "metrics", "method")}
+    merged["runs"] = [{"run": i + 1, "date_utc": d["date_utc"], "command": d["command"], "commit": d["commit"]}
+                      for i, d in enumerate(docs)]
+    merged["rows"] = [dict(r, run=i + 1) for i, d in enumerate(docs) for r in d["rows"]]
+    summary = {}
+    for r in merged["rows"]:
+        key = tuple(r[k] for k in CONFIG_KEYS)
+        summary.setdefault(key, []).append(r)
+    merged["summary"] = []
+    for key, rows in summary.items():
+        entry = dict(zip(CONFIG_KEYS, key))
+        for metric in ("dram_bytes_read", "dram_bytes_write"):
+            values = [r[metric] for r in rows]
+            entry[metric + "_mean"] = round(sum(values) / len(values))
+            entry[metric + "_min"], entry[metric + "_max"] = min(values), max(values)
+        entry["runs"] = len(rows)
+        merged["summary"].append(entry)
+    Path(dst).write_text(json.dumps(merged, indent=2) + "\n")
+    print(f"{'order':<10} {'group':>5} {'persistent':>10} {'runs':>4} {'read GB mean':>12} {'min':>7} {'max':>7}")
+    for e in merged["summary"]:
+        print(f"{e['order']:<10} {e['group_size']:>5} {str(e['persistent']):>10} {e['runs']:>4} "
+              f"{e['dram_bytes_read_mean'] / 1e9:12.2f} {e['dram_bytes_read_min'] / 1e9:7.2f} {e['dram_bytes_read_max'] / 1e9:7.2f}")
+
+
 def main(argv):
     if len(argv) < 2:
         sys.exit(__doc__)
+    if argv[1] == "--merge":
+        if len(argv) < 4:
+            sys.exit(__doc__)
+        return merge(argv[2], argv[3:])
     src = Path(argv[1])
     dst = Path(argv[2]) if len(argv) > 2 else Path("data/measured/h100/gemm_dram.json")
     launches = []

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -237,4 +238,42 @@ TEST_CASE("save_machine_file writes what load_machine_file reads back", "[machin
   CHECK(j["parameters"].size() == machine_fields().size());
   CHECK_THROWS_WITH(save_machine_file(m, file, "{not json"), Catch::Contains("calibration record is not valid JSON"));
   CHECK_THROWS_WITH(save_machine_file(m, fs::path("/nonexistent-dir/x.json")), Catch::Contains("cannot write"));
+}
+
+TEST_CASE("the H100 file's cycle-model figures come from a calibration run on an H100", "[machine][calibrate]") {
+  const MachineSpec m = load_machine("h100-sxm");
+  for (const auto& f : ts::kernels::calibrate::kMeasuredFields) {
+    INFO(f.key);
+    CHECK((m.*find_machine_field(f.key)->member).source.rfind("measured: tilescope calibrate on NVIDIA H100", 0) == 0);
+  }
+  // What the run found, against what the datasheet implies: the tensor pipe reaches 4096 FLOP per
+  // cycle per SM, shared memory 32 banks x 4 bytes per cycle, under load below the 1980 MHz maximum.
+  CHECK(m.wgmma_m64n64k16_interval.value == Approx(2.0 * 64 * 64 * 16 / 4096).epsilon(0.02));
+  CHECK(m.wgmma_m64n128k16_interval.value == Approx(2.0 * 64 * 128 * 16 / 4096).epsilon(0.02));
+  CHECK(m.wgmma_m64n256k16_interval.value == Approx(2.0 * 64 * 256 * 16 / 4096).epsilon(0.02));
+  CHECK(m.smem_bandwidth_per_sm.value == Approx(128).epsilon(0.02));
+  CHECK(m.sm_clock_under_load.value < 1980);
+  CHECK(m.wgmma_m64n64k16_latency.value < m.wgmma_m64n128k16_latency.value);
+  CHECK(m.wgmma_m64n128k16_latency.value < m.wgmma_m64n256k16_latency.value);
+  CHECK(m.tma_load_latency_l2_hit.value < m.tma_load_latency_hbm.value);
+  CHECK(m.l2_hit_latency.value < m.hbm_latency_measured.value);
+}
+
+TEST_CASE("the GEMM's measured DRAM bytes: every block order at 16384^3, at least the compulsory traffic", "[machine][calibrate]") {
+  std::ifstream in(find_data_path("measured/h100/gemm_dram.json"));
+  const auto j = nlohmann::json::parse(in);
+  CHECK(j["device"].get<std::string>().find("H100") != std::string::npos);
+  std::set<std::string> configs;
+  for (const auto& r : j["rows"]) {
+    INFO(r.dump());
+    CHECK(r["m"] == 16384);
+    CHECK(r["dram_bytes_read"].get<double>() >= r["compulsory_bytes_read"].get<double>());
+    // C is written once; a few MB of slack for what else the launch writes.
+    CHECK(r["dram_bytes_write"].get<double>() == Approx(r["compulsory_bytes_write"].get<double>()).epsilon(0.05));
+    configs.insert(r["order"].get<std::string>() + ":" + std::to_string(r["group_size"].get<int>()) +
+                   (r["persistent"].get<bool>() ? "/p" : "/np"));
+  }
+  CHECK(configs == std::set<std::string>{"row-major:1/p", "row-major:1/np", "col-major:1/p", "col-major:1/np",
+                                         "grouped:8/p", "grouped:8/np", "grouped:16/p", "grouped:16/np"});
+  CHECK(j["summary"].size() == configs.size());
 }
