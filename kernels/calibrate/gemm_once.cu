@@ -14,20 +14,12 @@
 #include <vector>
 
 #include "kernels/gemm/gemm_api.hpp"
-#include "tiles/types/dtypes.hpp"
+#include "kernels/gemm/gemm_bench.hpp"
 
 namespace {
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-__global__ void fill_random(ts::bf16* p, long long n, unsigned seed) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-    unsigned long long x = (unsigned long long)i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull;
-    x ^= x >> 31; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 29;
-    p[i] = __float2bfloat16_rn(((x >> 40) * (1.0f / 16777216.0f)) * 2.f - 1.f);
-  }
 }
 
 ts::kernels::GemmConfig parse_config(std::string s) {
@@ -60,10 +52,8 @@ int main(int argc, char** argv) {
     check(cudaMalloc(&a, shape.m * shape.k * 2), "cudaMalloc A");
     check(cudaMalloc(&b, shape.k * shape.n * 2), "cudaMalloc B");
     check(cudaMalloc(&c, shape.m * shape.n * 2), "cudaMalloc C");
-    fill_random<<<1024, 256>>>(static_cast<ts::bf16*>(a), shape.m * shape.k, 1);
-    check(cudaGetLastError(), "fill A");
-    fill_random<<<1024, 256>>>(static_cast<ts::bf16*>(b), shape.k * shape.n, 2);
-    check(cudaGetLastError(), "fill B");
+    ts::kernels::random_bf16(a, shape.m * shape.k, 1);
+    ts::kernels::random_bf16(b, shape.k * shape.n, 2);
     check(cudaDeviceSynchronize(), "fill");
     for (size_t i = 0; i < configs.size(); ++i) {
       const auto& cfg = configs[i];

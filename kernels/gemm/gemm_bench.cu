@@ -49,11 +49,6 @@ struct DeviceBuffer {
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 };
 
-void random_bf16(void* p, long long n, unsigned seed) {
-  fill_random<<<1024, 256>>>(static_cast<bf16*>(p), n, seed);
-  check(cudaGetLastError(), "fill_random launch");
-}
-
 // C (M x N row-major) = A (M x K row-major) B, through cuBLAS's column-major view: C^T = B^T A^T.
 void cublas_gemm(cublasHandle_t h, const void* a, const void* b, void* c, const GemmShape& s, bool b_row_major,
                  cudaDataType_t c_type) {
@@ -101,6 +96,11 @@ std::string json_escape(const std::string& s) {
 }
 
 }  // namespace
+
+void random_bf16(void* p, long long n, unsigned seed) {
+  fill_random<<<1024, 256>>>(static_cast<bf16*>(p), n, seed);
+  check(cudaGetLastError(), "fill_random launch");
+}
 
 GemmCheck check_gemm_against_cublas(const GemmShape& s, GemmConfig cfg, unsigned seed) {
   cfg.out = OutType::fp32;

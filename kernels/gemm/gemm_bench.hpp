@@ -12,6 +12,9 @@ struct GemmCheck {
   long long unwritten;         // output elements still holding the poison after our kernel
 };
 
+// Fills n bf16 at device pointer p with values uniform in [-1, 1), a hash of (seed, index), on the GPU.
+void random_bf16(void* p, long long n, unsigned seed);
+
 // Runs ours and cuBLAS on the same fresh random inputs (seed) with fp32 output.
 GemmCheck check_gemm_against_cublas(const GemmShape& shape, GemmConfig cfg, unsigned seed);
 
