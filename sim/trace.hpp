@@ -3,6 +3,7 @@
 // the host backend's trace mode records from the kernel's own source, or that a test writes by hand.
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -12,26 +13,27 @@ namespace ts::sim {
 
 std::string_view op_name(OpKind k);
 
-// Where a warp's ops come from: a recorded vector, or the kernel running in trace mode.
+// Where a warp's ops come from: a recorded vector, or the kernel running in trace mode. Ops come
+// in batches, read in place: a batch stays valid until the next call.
 class OpSource {
  public:
   virtual ~OpSource() = default;
-  // The next op of this warp, or false when the warp has exited.
-  virtual bool next(TraceOp& op) = 0;
+  // The warp's next ops in program order; empty when the warp has exited.
+  virtual std::span<const TraceOp> next_batch() = 0;
 };
 
 class VectorSource final : public OpSource {
  public:
   explicit VectorSource(std::vector<TraceOp> ops) : ops_(std::move(ops)) {}
-  bool next(TraceOp& op) override {
-    if (pos_ == ops_.size()) return false;
-    op = ops_[pos_++];
-    return true;
+  std::span<const TraceOp> next_batch() override {
+    if (given_) return {};
+    given_ = true;
+    return ops_;
   }
 
  private:
   std::vector<TraceOp> ops_;
-  size_t pos_ = 0;
+  bool given_ = false;
 };
 
 // One thread block to simulate: its warps' op sources and what it asks of an SM.

@@ -17,7 +17,7 @@ namespace {
 class WarpSource final : public sim::OpSource {
  public:
   WarpSource(std::shared_ptr<host::TracedBlock> block, int warp) : block_(std::move(block)), warp_(warp) {}
-  bool next(sim::TraceOp& op) override { return block_->next(warp_, op); }
+  std::span<const sim::TraceOp> next_batch() override { return block_->next_batch(warp_); }
 
  private:
   std::shared_ptr<host::TracedBlock> block_;

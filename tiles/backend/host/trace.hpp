@@ -39,14 +39,14 @@ inline sim::TraceOp trace_op(sim::OpKind kind, uint32_t barrier = 0, uint32_t co
   return op;
 }
 
-// One block of a kernel in trace mode; next(w, op) pulls warp w's ops in program order.
+// One block of a kernel in trace mode; next_batch(w) pulls warp w's ops in program order.
 class TracedBlock {
  public:
   // `smem` is the block's shared-memory window (never read or written in trace mode: it only
   // gives ops their addresses); `body` runs as every warp.
   TracedBlock(int index, int grid, int warps, char* smem, std::size_t smem_bytes, std::function<void()> body,
               std::size_t batch = 512, std::size_t stack_bytes = 256 * 1024)
-      : body_(std::move(body)), buffers_(warps), read_(warps, 0) {
+      : body_(std::move(body)), buffers_(warps) {
     block_.index = index;
     block_.grid = grid;
     block_.warps = warps;
@@ -80,29 +80,25 @@ class TracedBlock {
 
   int warps() const { return block_.warps; }
 
-  bool next(int w, sim::TraceOp& op) {
+  // Runs warp w until it has a batch of ops (or exits) and returns them; they stay valid until
+  // the next call for the same warp. Empty once the warp has exited.
+  const std::vector<sim::TraceOp>& next_batch(int w) {
     std::vector<sim::TraceOp>& buf = buffers_[w];
-    if (read_[w] == buf.size()) {
-      buf.clear();
-      read_[w] = 0;
-      Warp& warp = *warps_[w];
-      if (warp.finished) return false;
-      if (current_warp) throw std::logic_error("TracedBlock::next called from inside a warp");
-      current_warp = &warp;
-      warp.self = std::move(warp.self).resume();
-      current_warp = nullptr;
-      if (warp.error) std::rethrow_exception(warp.error);
-      if (buf.empty()) return false;
-    }
-    op = buf[read_[w]++];
-    return true;
+    buf.clear();
+    Warp& warp = *warps_[w];
+    if (warp.finished) return buf;
+    if (current_warp) throw std::logic_error("TracedBlock::next_batch called from inside a warp");
+    current_warp = &warp;
+    warp.self = std::move(warp.self).resume();
+    current_warp = nullptr;
+    if (warp.error) std::rethrow_exception(warp.error);
+    return buf;
   }
 
  private:
   Block block_;
   std::function<void()> body_;
   std::vector<std::vector<sim::TraceOp>> buffers_;
-  std::vector<std::size_t> read_;
   std::vector<std::unique_ptr<Warp>> warps_;  // last: destroyed (fibers unwound) first
 };
 
