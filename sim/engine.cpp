@@ -77,7 +77,8 @@ struct Warp {
   double time = 0;
   bool done = false, has_op = false, blocked = false;
   double blocked_since = 0;
-  TraceOp op;
+  const TraceOp* op = nullptr;           // the op in hand, inside the current batch
+  std::span<const TraceOp> batch;        // ops pulled from the source, not yet run
   double open_mma = 0;
   std::deque<double> mma_groups;    // completion time per committed group
   double open_store = 0;
@@ -222,22 +223,25 @@ class Engine {
     if (w.done) return;
     w.time = std::max(w.time, now_);
     if (w.blocked) {
-      span(w, w.op.kind, w.blocked_since, w.time);
+      span(w, w.op->kind, w.blocked_since, w.time);
       w.blocked = false;
     }
     Block& blk = blocks_[w.block];
     Sm& sm = sms_[blk.sm];
     while (true) {
       if (!w.has_op) {
-        if (!w.source->next(w.op)) {
+        if (w.batch.empty()) w.batch = w.source->next_batch();
+        if (w.batch.empty()) {
           w.done = true;
           if (--blk.live == 0) retire(w.block, w.time);
           return;
         }
+        w.op = &w.batch.front();
+        w.batch = w.batch.subspan(1);
         w.has_op = true;
         ++report_.ops;
       }
-      TraceOp& op = w.op;
+      const TraceOp& op = *w.op;
       switch (op.kind) {
         case OpKind::barrier_init: {
           Barrier& b = blk.barriers[op.barrier];
@@ -405,13 +409,13 @@ class Engine {
     os << "deadlock: no warp can run;";
     int shown = 0;
     for (const Warp& w : warps_) {
-      if (w.done) continue;
+      if (w.done || w.op == nullptr) continue;
       if (shown++ == 8) {
         os << " ...";
         break;
       }
-      os << " block " << blocks_[w.block].index << " warp " << w.index << " waits in " << op_name(w.op.kind)
-         << " (barrier " << w.op.barrier << ", parity/count " << w.op.count << ");";
+      os << " block " << blocks_[w.block].index << " warp " << w.index << " waits in " << op_name(w.op->kind)
+         << " (barrier " << w.op->barrier << ", parity/count " << w.op->count << ");";
     }
     return os.str();
   }
