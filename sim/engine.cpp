@@ -115,7 +115,10 @@ struct Event {
 class Engine {
  public:
   Engine(GridTrace& grid, const EngineParams& p, const SimOptions& opt)
-      : grid_(grid), p_(p), opt_(opt), l2_(p.l2_bytes), sms_(p.sms) {}
+      : grid_(grid), p_(p), opt_(opt), sms_(p.sms) {
+    const uint32_t parts = std::max(p.l2_partitions, 1u);
+    for (uint32_t i = 0; i < parts; ++i) l2_.emplace_back(p.l2_bytes / parts);
+  }
 
   SimReport run() {
     report_.blocks = grid_.blocks();
@@ -276,7 +279,8 @@ class Engine {
           sm.tma_free = start + p_.tma_issue_cycles;
           sm.tma_busy += p_.tma_issue_cycles;
           const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
-          const bool hit = l2_.access(op.box);
+          // SMs are wired to partitions in contiguous halves (which SM sits where is not published).
+          const bool hit = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
           l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
           l2_busy_ += bytes / p_.l2_bytes_per_cycle;
           // The SM's own port: its TMA unit takes in at most tma_bytes_per_cycle_per_sm.
@@ -304,8 +308,12 @@ class Engine {
           sm.tma_free = start + p_.tma_issue_cycles;
           sm.tma_busy += p_.tma_issue_cycles;
           const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
-          const double read_done = start + p_.tma_issue_cycles + bytes / p_.smem_read_bytes_per_cycle;
+          // The store leaves through the same TMA port as loads come in; shared memory is read as
+          // fast as the port and the L2 take the bytes.
+          sm.tma_data_free = std::max(sm.tma_data_free, start) + bytes / p_.tma_bytes_per_cycle_per_sm;
           l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
+          const double read_done = std::max({start + p_.tma_issue_cycles + bytes / p_.smem_read_bytes_per_cycle,
+                                             sm.tma_data_free, l2_free_});
           l2_busy_ += bytes / p_.l2_bytes_per_cycle;
           hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;  // written back
           hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
@@ -437,7 +445,7 @@ class Engine {
   GridTrace& grid_;
   EngineParams p_;
   SimOptions opt_;
-  BoxCache l2_;
+  std::vector<BoxCache> l2_;  // one per partition
   std::vector<Sm> sms_;
   std::deque<Block> blocks_;
   std::deque<Warp> warps_;
@@ -476,6 +484,7 @@ EngineParams engine_params(const MachineSpec& m) {
   p.smem_read_bytes_per_cycle = m.smem_bandwidth_per_sm.value;
   p.kernel_launch_cycles = m.launch_overhead.value * p.clock_mhz;
   p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
+  p.l2_partitions = static_cast<uint32_t>(m.l2_partitions.value);
   p.smem_per_sm = static_cast<uint32_t>(m.smem_per_sm.value * 1024);
   p.registers_per_sm = static_cast<uint32_t>(m.registers_per_sm.value);
   return p;

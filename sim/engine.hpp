@@ -34,6 +34,9 @@ struct EngineParams {
   double block_launch_cycles = 1000;        // setting up a block on an SM
   double kernel_launch_cycles = 7000;       // launch overhead of the kernel
   uint64_t l2_bytes = 50ull << 20;
+  // The L2 is split into partitions, each caching for the SMs wired to it (H100 whitepaper): a line
+  // two halves of the chip both read is fetched, and held, once per partition.
+  uint32_t l2_partitions = 2;
   uint32_t smem_per_sm = 228 * 1024;
   uint32_t registers_per_sm = 65536;
   uint32_t max_threads_per_sm = 2048;
@@ -46,6 +49,27 @@ struct Span {
   uint32_t sm, block, warp;
   OpKind kind;
   double start, end;  // cycles
+};
+
+// One step of an mbarrier's life, or a TMA load that feeds one, for the lesson scenes that show a
+// producer and its consumers over time. Recorded only when SimOptions::barrier_log_sms > 0.
+struct BarrierEvent {
+  enum class Kind : uint8_t {
+    expect_bytes,    // the producer arrives and announces `bytes` of transactions
+    arrive,          // a consumer (or any warp) arrives
+    tma_issue,       // a TMA load of `bytes` issued at `time`; its bytes land at `landed`; `l2_hit`
+    phase_complete,  // arrivals in and bytes landed: `phase` is the new phase count, done at `time`
+    wait_begin,      // a warp starts waiting for the phase of parity `phase`
+    wake,            // that warp runs again
+  };
+  Kind kind;
+  uint32_t sm, block, warp;  // warp: the acting warp (phase_complete: the warp whose op completed it)
+  uint32_t barrier;          // mbarrier id (its shared-memory offset)
+  uint32_t phase;            // phases the barrier has completed so far
+  double time;               // cycles
+  double landed = 0;         // tma_issue only
+  uint64_t bytes = 0;        // expect_bytes and tma_issue
+  bool l2_hit = false;       // tma_issue only
 };
 
 struct SimReport {
@@ -64,6 +88,7 @@ struct SimReport {
   uint64_t ops = 0;
   uint32_t blocks = 0, blocks_per_sm = 0;
   std::vector<Span> spans;  // only for the SMs asked for
+  std::vector<BarrierEvent> barrier_events;  // only for the SMs asked for, in the order they happened
   double l2_hit_rate() const {
     const double total = double(l2_hit_bytes) + double(hbm_read_bytes);
     return total > 0 ? double(l2_hit_bytes) / total : 0;
@@ -72,6 +97,7 @@ struct SimReport {
 
 struct SimOptions {
   uint32_t timeline_sms = 0;  // record spans for SMs 0..timeline_sms-1
+  uint32_t barrier_log_sms = 0;  // record barrier events for SMs 0..barrier_log_sms-1 (off: 0)
 };
 
 // Throws std::runtime_error on a malformed stream (wait on an uninitialised barrier, a deadlock:
