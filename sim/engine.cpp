@@ -475,11 +475,12 @@ EngineParams engine_params(const MachineSpec& m) {
   p.mma_latency = std::max(0.0, m.wgmma_m64n256k16_latency.value - m.wgmma_m64n256k16_interval.value);
   p.tma_bytes_per_cycle_per_sm = m.tma_bandwidth_per_sm.value;
   const double box_transfer = 16384.0 / p.tma_bytes_per_cycle_per_sm;  // the calibration box is 16 KB
-  p.tma_latency_l2 = std::max(0.0, m.tma_load_latency_l2_hit.value - box_transfer);
+  // Under load (every SM streaming tiles) a box waits far longer than alone: the GEMM sees that one.
+  p.tma_latency_l2 = std::max(0.0, m.tma_load_latency_under_load.value - box_transfer);
   p.tma_latency_hbm = std::max(0.0, m.tma_load_latency_hbm.value - box_transfer);
   p.barrier_latency = m.mbarrier_round_trip.value / 2;
   const double bytes_per_cycle_per_tbs = 1e12 / (p.clock_mhz * 1e6);
-  p.l2_bytes_per_cycle = m.l2_hit_bandwidth.value * bytes_per_cycle_per_tbs;
+  p.l2_bytes_per_cycle = m.l2_tma_bandwidth.value * bytes_per_cycle_per_tbs;
   p.hbm_bytes_per_cycle = m.hbm_bandwidth_measured.value * bytes_per_cycle_per_tbs;
   p.smem_read_bytes_per_cycle = m.smem_bandwidth_per_sm.value;
   p.kernel_launch_cycles = m.launch_overhead.value * p.clock_mhz;

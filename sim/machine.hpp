@@ -55,6 +55,8 @@ struct MachineSpec {
   Quantity mbarrier_round_trip;       // cycles: arrive -> the other warp's wait returns -> its arrive -> our wait returns
   Quantity smem_bandwidth_per_sm;     // bytes/cycle, 128-bit shared loads
   Quantity l2_hit_bandwidth;          // TB/s, whole chip, reads that hit
+  Quantity l2_tma_bandwidth;          // TB/s, whole chip, what TMA loads of a GEMM draw from the L2
+  Quantity tma_load_latency_under_load;  // cycles, a 16 KB box while every SM streams tiles
   Quantity l2_hit_latency;            // cycles, dependent loads that hit
   Quantity hbm_bandwidth_measured;    // TB/s, device-to-device copy, bytes read + written
   Quantity hbm_latency_measured;      // cycles, dependent loads that miss L2
