@@ -10,6 +10,7 @@
 #include "tiles/types/global.hpp"
 #include "tiles/types/register.hpp"
 #include "tiles/types/shared.hpp"
+#include "tiles/types/vector.hpp"
 
 #if defined(__CUDACC__)
 #include "tiles/backend/device/core.cuh"
@@ -20,3 +21,9 @@
 #include "tiles/backend/host/backend.hpp"
 #define TS_KERNEL_FN inline
 #endif
+
+// Ops declared once for both backends (each includes its backend's implementation).
+#include "tiles/ops/copy.hpp"
+#include "tiles/ops/elementwise.hpp"
+#include "tiles/ops/rowcol.hpp"
+#include "tiles/ops/warp.hpp"

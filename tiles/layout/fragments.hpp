@@ -34,6 +34,9 @@ TS_HD constexpr uint32_t ldmatrix_row_of_lane(uint32_t lane) { return lane % 8; 
 // a0..a3 below, so a row-major 16x16 tile needs no shuffles. Lane l supplies the address of row
 // (l % 16), 16-bit column (l / 16) * 8.
 TS_HD constexpr RowCol ldmatrix_x4_row_start(uint32_t lane) { return {lane % 16, (lane / 16) * 8}; }
+// With .trans each 8x8 matrix arrives transposed: lane l gets (rows 2 (l % 4) + {0, 1}, column l / 4)
+// of matrix m in register m. The same lane addresses then give the mma B fragment (b0..b3 below)
+// of a row-major 16x16 K x N tile. stmatrix (and stmatrix.trans) is the exact inverse of each.
 
 // ---- mma.m16n8k16, 16-bit A/B, fp32 C/D ----------------------------------------------------
 // PTX ISA, section "Matrix Fragments for mma.m16n8k16 with floating point type".
@@ -68,6 +71,30 @@ TS_HD constexpr Owner mma_c_owner(uint32_t row, uint32_t col) {
   const uint32_t g = row % 8, t = (col % 8) / 2;
   return {4 * g + t, (col % 2) + 2 * (row / 8) + 4 * (col / 8), 0};
 }
+
+// ---- register tiles and vectors (tiles/types/register.hpp, tiles/types/vector.hpp) -----------
+// A register tile holds each 16x16 subtile as four pairs per lane. In row_l, pair k is mma A
+// register k (rows spread over the 8 groups, columns over the 4 lanes of a group); in col_l pair k
+// is mma B register k (the other way round). An fp32 row_l tile is also the accumulator: its pairs
+// 0, 1 are c0..c3 of the first n8 half and pairs 2, 3 those of the second.
+TS_HD constexpr RowCol rt_row_l_element(uint32_t lane, uint32_t pair, uint32_t half) { return mma_a_element(lane, pair, half); }
+TS_HD constexpr RowCol rt_col_l_element(uint32_t lane, uint32_t pair, uint32_t half) { return mma_b_element(lane, pair, half); }
+
+// A register vector holds its elements 16 at a time in one of two maps, the two ways a tile spreads
+// its rows or columns over the lanes, so that broadcasts need no data movement and reductions only
+// shuffles. Every lane that owns an element holds it (replicas agree):
+//  - group map: element i of each 16 sits in the 4 lanes of group i % 8, slot i / 8 (2 slots);
+//  - thread map: element i sits in the 8 lanes with threadID_in_group (i % 8) / 2, slot
+//    2 (i / 8) + i % 2 (4 slots).
+// Rows of a row_l tile and columns of a col_l tile follow the group map; the others the thread map.
+TS_HD constexpr uint32_t rv_group_element(uint32_t lane, uint32_t slot) { return lane / 4 + 8 * slot; }
+TS_HD constexpr uint32_t rv_thread_element(uint32_t lane, uint32_t slot) { return 2 * (lane % 4) + slot % 2 + 8 * (slot / 2); }
+
+// The vector slot that holds the row (or the column) of element `half` of pair `pair` of a tile.
+TS_HD constexpr uint32_t row_l_row_slot(uint32_t pair, uint32_t) { return pair % 2; }
+TS_HD constexpr uint32_t row_l_col_slot(uint32_t pair, uint32_t half) { return 2 * (pair / 2) + half; }
+TS_HD constexpr uint32_t col_l_row_slot(uint32_t pair, uint32_t half) { return 2 * (pair % 2) + half; }
+TS_HD constexpr uint32_t col_l_col_slot(uint32_t pair, uint32_t) { return pair / 2; }
 
 // ---- wgmma.m64nNk16 -------------------------------------------------------------------------
 // PTX ISA, section "Register Fragments and Shared Memory Matrix Layouts" for wgmma: the warpgroup's

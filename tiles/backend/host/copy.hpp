@@ -1,0 +1,51 @@
+#pragma once
+// Host backend of the plain shared <-> global copies (tiles/ops/copy.hpp): element copies with the
+// device's bounds (zeros loaded for, nothing stored to, elements outside the tensor). A warpgroup
+// copy splits the 16-byte chunks among its warps exactly as the GPU's threads do (chunk e goes to
+// thread e % 128, so to warp (e % 128) / 32): a kernel in which one warp of four forgets to copy
+// gets holes here too. Not modelled by the simulator yet: refused in trace mode.
+#include <cstdint>
+
+#include "tiles/backend/host/core.hpp"
+#include "tiles/backend/host/warp_ops.hpp"
+#include "tiles/ops/checks.hpp"
+
+namespace ts::detail {
+
+// The first of the 32 threads the calling warp stands for.
+template <int Threads> inline int copy_thread() { return Threads == 32 ? 0 : 32 * warpgroup::warpid(); }
+
+template <class S> inline auto* shared_at(S& s, int r, int c) {
+  if constexpr (SharedTile<S>) return s.at(r, c);
+  else return &s.data[c];
+}
+template <class G> inline bool in_tensor(const G& g, int64_t b, int64_t h, int64_t r, int64_t c) {
+  return b >= 0 && b < g.batch() && h >= 0 && h < g.heads() && r >= 0 && r < g.rows() && c >= 0 && c < g.cols();
+}
+
+template <int Threads, class S, class G>
+inline void copy_from_global(S& dst, const G& src, int64_t b, int64_t h, int64_t r0, int64_t c0, int first_thread) {
+  using T = typename S::dtype;
+  using K = chunks<S>;
+  not_traced("load from global (plain copy)");
+  for (int e = 0; e < K::count; ++e) {
+    if (e % Threads < first_thread || e % Threads >= first_thread + 32) continue;  // another warp's chunk
+    const int r = e / K::per_row, c = (e % K::per_row) * K::per;
+    for (int x = 0; x < K::per; ++x)
+      shared_at(dst, r, c)[x] = in_tensor(src, b, h, r0 + r, c0 + c + x) ? src(b, h, r0 + r, c0 + c + x) : from_float<T>(0.f);
+  }
+}
+
+template <int Threads, class G, class S>
+inline void copy_to_global(const G& dst, const S& src, int64_t b, int64_t h, int64_t r0, int64_t c0, int first_thread) {
+  using K = chunks<S>;
+  not_traced("store to global (plain copy)");
+  for (int e = 0; e < K::count; ++e) {
+    if (e % Threads < first_thread || e % Threads >= first_thread + 32) continue;
+    const int r = e / K::per_row, c = (e % K::per_row) * K::per;
+    for (int x = 0; x < K::per; ++x)
+      if (in_tensor(dst, b, h, r0 + r, c0 + c + x)) dst(b, h, r0 + r, c0 + c + x) = shared_at(src, r, c)[x];
+  }
+}
+
+}  // namespace ts::detail
