@@ -69,6 +69,7 @@ struct Barrier {
   int64_t tx = 0;
   double landed = 0, completed_at = 0;
   std::vector<uint32_t> waiters;
+  uint32_t id = 0;  // for the barrier event log only
 };
 
 struct Warp {
@@ -93,7 +94,13 @@ struct Block {
   uint32_t index = 0, sm = 0, live = 0, threads = 0, shared = 0, registers = 0;
   BlockTrace trace;
   std::vector<uint32_t> warps;  // global warp ids
-  std::unordered_map<uint32_t, Barrier> barriers;
+  // A pipeline has a handful of barriers: a short list searched in order beats hashing.
+  std::vector<std::pair<uint32_t, Barrier>> barriers;
+  Barrier* find_barrier(uint32_t id) {
+    for (auto& [key, b] : barriers)
+      if (key == id) return &b;
+    return nullptr;
+  }
   std::unordered_map<uint32_t, std::vector<uint32_t>> named;  // warpgroup sync arrivals
   std::vector<uint32_t> block_sync;
 };
@@ -174,27 +181,40 @@ class Engine {
   }
 
   Barrier& barrier(uint32_t block, uint32_t id) {
-    auto it = blocks_[block].barriers.find(id);
-    if (it == blocks_[block].barriers.end())
+    Barrier* b = blocks_[block].find_barrier(id);
+    if (b == nullptr)
       throw std::runtime_error("block " + std::to_string(blocks_[block].index) + " uses mbarrier " + std::to_string(id) +
                                " before initialising it");
-    return it->second;
+    return *b;
   }
 
-  void arrive(uint32_t block, Barrier& b) {
+  void arrive(uint32_t block, Barrier& b, uint32_t by_warp = 0) {
     ++b.arrivals;
-    maybe_complete(block, b);
+    maybe_complete(block, b, by_warp);
   }
 
-  void maybe_complete(uint32_t, Barrier& b) {
+  void maybe_complete(uint32_t block, Barrier& b, uint32_t by_warp = 0) {
     if (b.arrivals < b.count || b.tx > 0) return;
     b.arrivals = 0;
     b.tx = 0;
     ++b.phase;
     b.completed_at = std::max(now_, b.landed);
     b.landed = 0;
-    for (uint32_t w : b.waiters) push(b.completed_at + p_.barrier_latency, w);
+    log_barrier(BarrierEvent::Kind::phase_complete, block, by_warp, b, b.completed_at);
+    for (uint32_t w : b.waiters) {
+      push(b.completed_at + p_.barrier_latency, w);
+      log_barrier(BarrierEvent::Kind::wake, block, warps_[w].index, b, b.completed_at + p_.barrier_latency);
+    }
     b.waiters.clear();
+  }
+
+  // The optional barrier event log (SimOptions::barrier_log_sms); one test and out when it is off.
+  void log_barrier(BarrierEvent::Kind kind, uint32_t block, uint32_t warp, const Barrier& b, double time,
+                   uint64_t bytes = 0, double landed = 0, bool hit = false) {
+    if (opt_.barrier_log_sms == 0) return;
+    const Block& blk = blocks_[block];
+    if (blk.sm >= opt_.barrier_log_sms) return;
+    report_.barrier_events.push_back({kind, blk.sm, blk.index, warp, b.id, b.phase, time, landed, bytes, hit});
   }
 
   void span(const Warp& w, OpKind kind, double start, double end) {
@@ -247,25 +267,36 @@ class Engine {
       const TraceOp& op = *w.op;
       switch (op.kind) {
         case OpKind::barrier_init: {
-          Barrier& b = blk.barriers[op.barrier];
+          Barrier* found = blk.find_barrier(op.barrier);
+          Barrier& b = found ? *found : blk.barriers.emplace_back(op.barrier, Barrier{}).second;
           b = Barrier{op.count, 0, 0, 0, {}};
+          b.id = op.barrier;
           break;
         }
-        case OpKind::arrive: arrive(w.block, barrier(w.block, op.barrier)); break;
+        case OpKind::arrive: {
+          Barrier& b = barrier(w.block, op.barrier);
+          log_barrier(BarrierEvent::Kind::arrive, w.block, w.index, b, w.time);
+          arrive(w.block, b, w.index);
+          break;
+        }
         case OpKind::expect_bytes: {
           Barrier& b = barrier(w.block, op.barrier);
           b.tx += static_cast<int64_t>(op.bytes);
-          arrive(w.block, b);
+          log_barrier(BarrierEvent::Kind::expect_bytes, w.block, w.index, b, w.time, op.bytes);
+          arrive(w.block, b, w.index);
           break;
         }
         case OpKind::wait: {
           Barrier& b = barrier(w.block, op.barrier);
           if ((b.phase & 1u) == (op.count & 1u)) {  // the phase of that parity has not completed
+            if (!w.blocked) log_barrier(BarrierEvent::Kind::wait_begin, w.block, w.index, b, w.time);
             b.waiters.push_back(wid);
             block_warp(w);
             return;
           }
           if (w.time < b.completed_at + p_.barrier_latency) {  // completed, but its bytes land later
+            if (!w.blocked) log_barrier(BarrierEvent::Kind::wait_begin, w.block, w.index, b, w.time);
+            log_barrier(BarrierEvent::Kind::wake, w.block, w.index, b, b.completed_at + p_.barrier_latency);
             block_warp(w);
             w.time = b.completed_at + p_.barrier_latency;
             w.has_op = false;
@@ -300,7 +331,8 @@ class Engine {
           Barrier& b = barrier(w.block, op.barrier);
           b.landed = std::max(b.landed, done);
           b.tx -= static_cast<int64_t>(op.bytes ? op.bytes : bytes);
-          maybe_complete(w.block, b);
+          log_barrier(BarrierEvent::Kind::tma_issue, w.block, w.index, b, start, bytes, done, hit);
+          maybe_complete(w.block, b, w.index);
           break;
         }
         case OpKind::tma_store: {
@@ -354,18 +386,22 @@ class Engine {
           w.mma_groups.push_back(w.open_mma);
           w.open_mma = 0;
           break;
-        case OpKind::mma_wait:
+        case OpKind::mma_wait: {
+          const double before = w.time;
           while (w.mma_groups.size() > op.count) {
             w.time = std::max(w.time, w.mma_groups.front());
             w.mma_groups.pop_front();
           }
+          if (w.time > before) span(w, op.kind, before, w.time);  // waiting for wgmma results
           break;
+        }
         case OpKind::smem_store: {
           const StoreCost cost = store_cost(op.store);
           const double start = std::max(w.time, sm.lsu_free);
           sm.lsu_free = start + double(cost.wavefronts);
           report_.smem_wavefronts += cost.wavefronts;
           report_.bank_conflicts += cost.conflicts;
+          span(w, op.kind, start, sm.lsu_free);
           w.time = sm.lsu_free;
           break;
         }

@@ -13,7 +13,7 @@ expect_cli(1 "1. A good lesson" MULTILINE ARGS lessons --dir ${FIXTURES}/mixed)
 expect_cli(1 "${FIXTURES}/mixed/02-broken.md:8: the 16x16 subtile" MULTILINE ARGS lessons --dir ${FIXTURES}/mixed)
 expect_cli(1 "${FIXTURES}/malformed/01-missing-id.md:4: front matter has no 'id:'" MULTILINE
            ARGS lessons --dir ${FIXTURES}/malformed)
-expect_cli(1 "${FIXTURES}/malformed/02-unknown-scene.md:4: unknown scene 'pipeline'" MULTILINE
+expect_cli(1 "${FIXTURES}/malformed/02-unknown-scene.md:4: unknown scene 'hologram'" MULTILINE
            ARGS lessons --dir ${FIXTURES}/malformed)
 expect_cli(1 "${FIXTURES}/malformed/03-bad-knob.md:13: knob 'swizzle' value '96B'" MULTILINE
            ARGS lessons --dir ${FIXTURES}/malformed)

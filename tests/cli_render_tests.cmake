@@ -17,9 +17,9 @@ expect_cli(0 "frame time" ARGS render --lesson good --step 1 --frames 1 --out ${
 foreach(env "" "DISPLAY")
   expect_cli(2 "unknown lesson 'nope' (lessons: memory-roofline banks-swizzles" UNSET ${env}
              ARGS render --lesson nope --step 1 --out ${OUT}/x.png --lessons-dir ${LESSONS})
-  expect_cli(2 "has steps 1 to 7, not 0" UNSET ${env}
+  expect_cli(2 "has steps 1 to 8, not 0" UNSET ${env}
              ARGS render --lesson banks-swizzles --step 0 --out ${OUT}/x.png --lessons-dir ${LESSONS})
-  expect_cli(2 "has steps 1 to 7, not 99" UNSET ${env}
+  expect_cli(2 "has steps 1 to 8, not 99" UNSET ${env}
              ARGS render --lesson banks-swizzles --step 99 --out ${OUT}/x.png --lessons-dir ${LESSONS})
   expect_cli(2 "--size '12by3' is not WIDTHxHEIGHT" UNSET ${env}
              ARGS render --lesson banks-swizzles --step 1 --size 12by3 --out ${OUT}/x.png --lessons-dir ${LESSONS})

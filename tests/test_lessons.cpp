@@ -79,7 +79,7 @@ TEST_CASE("malformed lessons are refused with file:line: reason", "[lessons]") {
   CHECK(error_of(kHeader + "Intro text\n## S\n") == "t.md:6: text before the first step: begin each step with a '## Title' line");
   CHECK(error_of(kHeader + "## \n") == "t.md:6: a step heading needs a title: '## Title'");
   CHECK(error_of(kHeader + "## S\nknob: rows=8\n") ==
-        "t.md:7: unknown step key 'knob:' (a step may begin with knobs: and highlight: lines)");
+        "t.md:7: unknown step key 'knob:' (a step may begin with knobs:, highlight:, source: and exercise: lines)");
   CHECK(error_of(kHeader + "## S\nText first.\nknobs: rows=8\n") ==
         "t.md:8: 'knobs:' must come right after the step heading, before the step's text");
   CHECK(error_of(kHeader + "## S\nknobs: rows\n") == "t.md:7: knob 'rows' is not written name=value");
@@ -109,7 +109,7 @@ TEST_CASE("the malformed fixtures name the exact file and line", "[lessons]") {
   };
   const std::string dir = (kFixtures / "malformed").string() + "/";
   CHECK(error("01-missing-id.md") == dir + "01-missing-id.md:4: front matter has no 'id:'");
-  CHECK(error("02-unknown-scene.md") == dir + "02-unknown-scene.md:4: unknown scene 'pipeline' (scenes: roofline banks)");
+  CHECK(error("02-unknown-scene.md") == dir + "02-unknown-scene.md:4: unknown scene 'hologram' (scenes: roofline banks fragments pipeline grid accuracy barriers registers source)");
   CHECK(error("03-bad-knob.md") ==
         dir + "03-bad-knob.md:13: knob 'swizzle' value '96B' is not one of: none 32B 64B 128B auto");
 }
@@ -135,7 +135,7 @@ TEST_CASE("the shipped lessons load, in file-name order", "[lessons]") {
   for (const auto& l : set.lessons) {
     INFO(l.id);
     CHECK(l.steps.size() >= 4);
-    CHECK(l.steps.size() <= 8);
+    CHECK(l.steps.size() <= 10);
     for (const auto& s : l.steps) CHECK_FALSE(s.markdown.empty());
   }
 }

@@ -46,6 +46,8 @@ Png read_png(const fs::path& file) {
 // context, and the tests need only one of each.
 HeadlessRenderer& renderer_for(const fs::path& folder) {
   static HeadlessRenderer renderer(LessonSet{});
+  // The 16384^3 simulations take seconds each: those steps render saying so instead.
+  renderer.allow_slow_simulations(false);
   renderer.set_lessons(load_lessons(folder));
   return renderer;
 }
@@ -87,15 +89,21 @@ TEST_CASE("any size renders at exactly that size", "[gui]") {
 
 TEST_CASE("frame time at 1280x800 is measured and reported", "[gui]") {
   HeadlessRenderer& renderer = renderer_for(kLessons);
-  for (int lesson = 0; lesson < 2; ++lesson) {
-    const FrameCapture frame = renderer.render(lesson, 1, 1280, 800, 3, 20);
-    REQUIRE(frame.frame_ms.size() == 20);
-    WARN("lesson " << lesson + 1 << " step 2 at 1280x800: median frame " << frame.median_ms << " ms");
-    CHECK(frame.median_ms > 0);
-    // The goal is 16 ms under Mesa's software renderer (data/measured/render-frame-time.txt);
-    // the test only catches gross regressions, since CI machines vary.
-    CHECK(frame.median_ms < 200);
+  double worst = 0;
+  std::string worst_step;
+  for (size_t l = 0; l < renderer.lessons().lessons.size(); ++l) {
+    const Lesson& lesson = renderer.lessons().lessons[l];
+    for (size_t s = 0; s < lesson.steps.size(); ++s) {
+      const FrameCapture frame = renderer.render(static_cast<int>(l), static_cast<int>(s), 1280, 800, 3, 10);
+      REQUIRE(frame.frame_ms.size() == 10);
+      CHECK(frame.median_ms > 0);
+      if (frame.median_ms > worst) worst = frame.median_ms, worst_step = lesson.id + " step " + std::to_string(s + 1);
+    }
   }
+  WARN("slowest lesson step at 1280x800: " << worst_step << ", median frame " << worst << " ms (" << renderer.renderer_name() << ")");
+  // The goal is 16 ms under Mesa's software renderer (data/measured/viz-lessons-timing.txt);
+  // the test only catches gross regressions, since CI machines vary.
+  CHECK(worst < 200);
 }
 
 TEST_CASE("a folder with a broken lesson still renders the good one", "[gui]") {

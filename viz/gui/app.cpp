@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "viz/gui/scenes.hpp"
+#include "viz/lesson/exercises.hpp"
 
 namespace ts::viz {
 
@@ -50,6 +51,25 @@ void section(const Fonts& f, const char* title) {
   ImGui::Separator();
 }
 
+// The step's exercise: what to do, and the checker's verdict on the knobs as the student left them.
+void exercise_panel(App& app) {
+  const LessonStep* step = current_step(app);
+  if (!step || step->exercise.empty()) return;
+  const ExerciseInfo* info = find_exercise(step->exercise);
+  if (!info) return;
+  section(app.fonts, "Exercise");
+  ImGui::TextWrapped("%s (move: %s)", std::string(info->task).c_str(), std::string(info->answer_knob).c_str());
+  if (!app.edited) {
+    ImGui::TextDisabled("Move the knob; the answer is checked as you go.");
+    return;
+  }
+  const ExerciseResult r = check_exercise(step->exercise, step->state, app.state, *app.sims);
+  const ImU32 col = r.verdict == Verdict::right ? colour::good : r.verdict == Verdict::wrong ? colour::error : colour::dim_text;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(col));
+  ImGui::TextWrapped("%s%s", r.verdict == Verdict::wrong ? "Not yet: " : "", r.message.c_str());
+  ImGui::PopStyleColor();
+}
+
 void lesson_panel(App& app) {
   const Fonts& f = app.fonts;
   ImGui::PushFont(f.heading);
@@ -90,12 +110,14 @@ void lesson_panel(App& app) {
 
   section(f, "Knobs");
   ImGui::PushItemWidth(-80);
-  const bool changed = std::holds_alternative<RooflineState>(app.state)
-                           ? edit_roofline_knobs(std::get<RooflineState>(app.state))
-                           : edit_banks_knobs(std::get<BanksState>(app.state));
+  bool changed = false;
+  if (auto* roof = std::get_if<RooflineState>(&app.state)) changed = edit_roofline_knobs(*roof);
+  else if (auto* banks = std::get_if<BanksState>(&app.state)) changed = edit_banks_knobs(*banks);
+  else changed = edit_knobs(app.state);
   ImGui::PopItemWidth();
   app.edited |= changed;
   if (app.edited && ImGui::Button("Reset to this step's knobs")) open_step(app, app.lesson, app.step);
+  exercise_panel(app);
 }
 
 void scene_panel(App& app, Rect area) {
@@ -113,9 +135,43 @@ void scene_panel(App& app, Rect area) {
       draw_roofline(*roof, *spec, step->highlights, app.fonts, dl, area);
     else
       text_at(dl, app.fonts.bold, area.min, colour::error, error);
-  } else {
-    draw_banks(std::get<BanksState>(app.state), step->highlights, app.fonts, dl, area);
+    return;
   }
+  if (const auto* banks = std::get_if<BanksState>(&app.state)) {
+    draw_banks(*banks, step->highlights, app.fonts, dl, area);
+    return;
+  }
+  if (const auto* src = std::get_if<SourceState>(&app.state)) {
+    const std::string file = step->source_file.empty() ? "kernels/gemm/gemm.cuh" : step->source_file;
+    draw_source(file, step->source_line, step->source_lines, static_cast<int>(src->context), app.fonts,
+                has(step->highlights, "code"), dl, area);
+    return;
+  }
+  // The GEMM scenes simulate on the machine the measurements were taken on.
+  std::string error;
+  const sim::MachineSpec* spec = machine(app, "h100-sxm", error);
+  if (!spec) {
+    text_at(dl, app.fonts.bold, area.min, colour::error, error);
+    return;
+  }
+  const SceneContext c{app.fonts, step->highlights, dl, *app.sims, *app.measured, *spec};
+  std::visit(
+      [&](const auto& s) {
+        using S = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<S, FragmentsState>) draw_fragments(s, c, area);
+        else if constexpr (std::is_same_v<S, PipelineState>) draw_pipeline(s, c, area);
+        else if constexpr (std::is_same_v<S, GridState>) draw_grid(s, c, area);
+        else if constexpr (std::is_same_v<S, AccuracyState>) draw_accuracy(s, c, area);
+        else if constexpr (std::is_same_v<S, BarriersState>) draw_barriers(s, c, area);
+        else if constexpr (std::is_same_v<S, RegistersState>) draw_registers(s, c, area);
+      },
+      app.state);
+}
+
+// The step's source lines beside its text (the source scene shows them itself).
+bool shows_source_panel(const App& app) {
+  const LessonStep* step = current_step(app);
+  return step && !step->source_file.empty() && !std::holds_alternative<SourceState>(app.state);
 }
 
 void text_panel(App& app) {
@@ -187,11 +243,24 @@ void draw_app_frame(App& app) {
   scene_panel(app, {at, ImVec2(at.x + avail.x, at.y + avail.y)});
   ImGui::End();
 
+  const bool source = shows_source_panel(app);
+  const float text_w = source ? std::floor((size.x - left_w) * 0.55f) : size.x - left_w;
   ImGui::SetNextWindowPos(ImVec2(left_w, scene_h));
-  ImGui::SetNextWindowSize(ImVec2(size.x - left_w, size.y - scene_h));
+  ImGui::SetNextWindowSize(ImVec2(text_w, size.y - scene_h));
   ImGui::Begin("##text", nullptr, kPanel);
   text_panel(app);
   ImGui::End();
+
+  if (source) {
+    ImGui::SetNextWindowPos(ImVec2(left_w + text_w, scene_h));
+    ImGui::SetNextWindowSize(ImVec2(size.x - left_w - text_w, size.y - scene_h));
+    ImGui::Begin("##source", nullptr, kPanel | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    const ImVec2 at = ImGui::GetCursorScreenPos(), avail = ImGui::GetContentRegionAvail();
+    const LessonStep* step = current_step(app);
+    draw_source(step->source_file, step->source_line, step->source_lines, 4, app.fonts, false,
+                ImGui::GetWindowDrawList(), {at, ImVec2(at.x + avail.x, at.y + avail.y)});
+    ImGui::End();
+  }
 }
 
 }  // namespace ts::viz

@@ -2,13 +2,16 @@
 // One frame of the lesson app, the same whether it goes to a window or to a PNG: the lesson and
 // step lists with Prev/Next and the knobs on the left, the scene, and the step's text below it.
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 
 #include "sim/machine.hpp"
 #include "viz/gui/common.hpp"
 #include "viz/gui/markdown.hpp"
+#include "viz/lesson/gemm_sim.hpp"
 #include "viz/lesson/lesson.hpp"
+#include "viz/lesson/measured.hpp"
 
 namespace ts::viz {
 
@@ -21,6 +24,8 @@ struct App {
   bool edited = false;  // the user changed a knob since the step opened
   MdDoc text;           // the step's prose, parsed when the step opens
   std::map<std::string, std::variant<sim::MachineSpec, std::string>> machines;  // id -> spec or error
+  std::unique_ptr<SimCache> sims = std::make_unique<SimCache>();  // the GEMM scenes' simulations
+  const MeasuredData* measured = &measured_data();
 };
 
 // Sets up ImGui's style and the fonts; call once the ImGui context exists, before the renderer

@@ -14,6 +14,7 @@ struct Fonts {
   ImFont* mono = nullptr;
   ImFont* heading = nullptr;
   ImFont* small = nullptr;
+  ImFont* mono_small = nullptr;  // kernel source beside a scene
 };
 // Adds the fonts to the current context's atlas (DejaVu when installed, ImGui's own otherwise).
 Fonts load_fonts();
@@ -42,6 +43,14 @@ inline constexpr ImU32 memory_bound = IM_COL32(255, 150, 70, 255);
 inline constexpr ImU32 compute_bound = IM_COL32(90, 170, 255, 255);
 inline constexpr ImU32 white = IM_COL32(255, 255, 255, 255);
 inline constexpr ImU32 black = IM_COL32(0, 0, 0, 255);
+// What a warp is doing, in the timeline scenes.
+inline constexpr ImU32 tma = IM_COL32(90, 170, 255, 255);
+inline constexpr ImU32 mma = IM_COL32(110, 220, 130, 255);
+inline constexpr ImU32 waiting = IM_COL32(120, 124, 136, 255);
+inline constexpr ImU32 epilogue = IM_COL32(235, 150, 70, 255);
+inline constexpr ImU32 idle = IM_COL32(255, 95, 95, 255);
+inline constexpr ImU32 measured = IM_COL32(255, 210, 60, 255);
+inline constexpr ImU32 simulated = IM_COL32(90, 200, 255, 255);
 }  // namespace colour
 
 // 32 hues around the colour wheel, neighbouring banks far apart in hue so stripes read clearly.

@@ -31,8 +31,9 @@ Fonts load_fonts() {
   f.mono = add_font("DejaVuSansMono.ttf", 14.0f, ranges.Data);
   f.heading = add_font("DejaVuSans-Bold.ttf", 19.0f, ranges.Data);
   f.small = add_font("DejaVuSans.ttf", 12.0f, ranges.Data);
+  f.mono_small = add_font("DejaVuSansMono.ttf", 12.0f, ranges.Data);
   ImFont* fallback = f.body ? f.body : ImGui::GetIO().Fonts->AddFontDefault();
-  for (ImFont** font : {&f.body, &f.bold, &f.mono, &f.heading, &f.small})
+  for (ImFont** font : {&f.body, &f.bold, &f.mono, &f.heading, &f.small, &f.mono_small})
     if (!*font) *font = fallback;
   ImGui::GetIO().FontDefault = f.body;
   return f;

@@ -20,6 +20,8 @@ struct FrameCapture {
   std::vector<uint8_t> rgba;     // top row first
   std::vector<double> frame_ms;  // each timed frame: UI, draw, and glFinish
   double median_ms = 0;
+  double settle_ms = 0;          // waiting for the step's simulations before the first frame
+  size_t simulations_pending = 0;  // still running when the frame was taken (the wait ran out)
 };
 
 // A hidden GLFW window whose context draws app frames into an offscreen framebuffer of any size.
@@ -37,6 +39,11 @@ class HeadlessRenderer {
   int max_size() const;
   // GL_RENDERER, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)": frame times mean little without it.
   std::string renderer_name() const;
+  // A step whose scene simulates the GEMM is drawn once its simulations are done, waiting at most
+  // this long (default 300 s); slow simulations (16384^3, seconds each) may be turned off, and the
+  // scene then says "not simulated here".
+  void set_simulation_wait(double seconds);
+  void allow_slow_simulations(bool allow);
   // Draws `warmup` frames, then `timed` frames of the lesson's step (both 0-based), and returns the
   // last one's pixels and the timed frames' durations. Throws std::invalid_argument for a lesson,
   // step or size that does not exist.

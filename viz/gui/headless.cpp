@@ -17,6 +17,7 @@ struct HeadlessRenderer::Impl {
   GlFramebufferApi fb;
   int max_size = 0;
   App app;
+  double simulation_wait = 300;
 };
 
 HeadlessRenderer::HeadlessRenderer(LessonSet lessons) : impl_(std::make_unique<Impl>()) {
@@ -44,6 +45,8 @@ const LessonSet& HeadlessRenderer::lessons() const { return impl_->app.lessons; 
 
 void HeadlessRenderer::set_lessons(LessonSet lessons) { use_lessons(impl_->app, std::move(lessons)); }
 int HeadlessRenderer::max_size() const { return impl_->max_size; }
+void HeadlessRenderer::set_simulation_wait(double seconds) { impl_->simulation_wait = seconds; }
+void HeadlessRenderer::allow_slow_simulations(bool allow) { impl_->app.sims->slow_allowed = allow; }
 std::string HeadlessRenderer::renderer_name() const {
   const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   return name ? name : "unknown";
@@ -81,9 +84,7 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
   FrameCapture out;
   out.width = width;
   out.height = height;
-  // Warm-up frames let ImGui settle its layout and the driver compile its shaders.
-  for (int frame = 0; frame < warmup + timed; ++frame) {
-    const auto start = std::chrono::steady_clock::now();
+  const auto draw_frame = [&] {
     ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();
     draw_app_frame(app);
@@ -93,6 +94,21 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glFinish();  // count the drawing, not only handing it to the driver
+  };
+  // A frame asks for the scene's simulations; a PNG shows them finished. A finished one may lead
+  // to further asks (a checker's comparisons), hence the rounds.
+  const auto settle_start = std::chrono::steady_clock::now();
+  for (int round = 0; round < 8; ++round) {
+    draw_frame();
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - settle_start).count();
+    if (app.sims->pending() == 0 || !app.sims->wait_idle(std::max(0.0, impl_->simulation_wait - spent))) break;
+  }
+  out.settle_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - settle_start).count();
+  out.simulations_pending = app.sims->pending();
+  // Warm-up frames let ImGui settle its layout and the driver compile its shaders.
+  for (int frame = 0; frame < warmup + timed; ++frame) {
+    const auto start = std::chrono::steady_clock::now();
+    draw_frame();
     const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
     if (frame >= warmup) out.frame_ms.push_back(took.count());
   }

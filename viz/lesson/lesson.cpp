@@ -1,7 +1,11 @@
 #include "viz/lesson/lesson.hpp"
 
+#include "viz/lesson/exercises.hpp"
+#include "viz/lesson/source_view.hpp"
+
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -168,11 +172,21 @@ class Parser {
             parse_highlights(step, t.substr(10), line);
             continue;
           }
-          fail(line, "unknown step key '" + std::string(*key) + ":' (a step may begin with knobs: and highlight: lines)");
+          if (*key == "source") {
+            parse_source(step, t.substr(7), line);
+            continue;
+          }
+          if (*key == "exercise") {
+            parse_exercise(step, trim(t.substr(9)), line);
+            continue;
+          }
+          fail(line, "unknown step key '" + std::string(*key) +
+                         ":' (a step may begin with knobs:, highlight:, source: and exercise: lines)");
         }
         in_directives = false;
       } else if (!in_fence) {
-        if (const auto key = directive_key(t); key && (*key == "knobs" || *key == "highlight"))
+        if (const auto key = directive_key(t);
+            key && (*key == "knobs" || *key == "highlight" || *key == "source" || *key == "exercise"))
           fail(line, "'" + std::string(*key) + ":' must come right after the step heading, before the step's text");
       }
       if (is_fence(raw)) {
@@ -214,6 +228,51 @@ class Parser {
                        std::string(scene_info(lesson_.scene).name) + "' (highlights: " + join(allowed) + ")");
       step.highlights.emplace_back(word);
     }
+  }
+
+  // "source: FILE [+N] TEXT": the first line of FILE holding TEXT, and N more after it. The file
+  // is read now, so that a lesson whose line has gone from the kernel fails to load.
+  void parse_source(LessonStep& step, std::string_view rest, int line) {
+    if (!step.source_file.empty()) fail(line, "'source:' given twice in this step");
+    rest = trim(rest);
+    const size_t file_end = std::min(rest.find_first_of(" \t"), rest.size());
+    const std::string file(rest.substr(0, file_end));
+    if (file.empty()) fail(line, "'source:' names no file (write source: FILE [+N] TEXT)");
+    rest = trim(rest.substr(file_end));
+    int extra = 0;
+    if (rest.starts_with('+')) {
+      const size_t end = std::min(rest.find_first_of(" \t"), rest.size());
+      const auto digits = rest.substr(1, end - 1);
+      const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), extra);
+      if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() || extra < 0 || extra > 60)
+        fail(line, "'source:' line count '" + std::string(rest.substr(0, end)) + "' is not +0 to +60");
+      rest = trim(rest.substr(end));
+    }
+    const auto src = source_file(file);
+    if (!src->error.empty()) fail(line, "source file '" + file + "': " + src->error);
+    int found = 1;
+    if (!rest.empty()) {
+      found = find_source_line(*src, rest);
+      if (found == 0) fail(line, "no line of " + file + " contains '" + std::string(rest) + "'");
+    }
+    step.source_file = file;
+    step.source_text = std::string(rest);
+    step.source_line = found;
+    step.source_lines = std::min(1 + extra, static_cast<int>(src->lines.size()) - found + 1);
+  }
+
+  void parse_exercise(LessonStep& step, std::string_view id, int line) {
+    if (!step.exercise.empty()) fail(line, "'exercise:' given twice in this step");
+    const ExerciseInfo* info = find_exercise(id);
+    if (!info) {
+      std::string ids;
+      for (const auto& e : exercises()) ids += (ids.empty() ? "" : " ") + std::string(e.id);
+      fail(line, "unknown exercise '" + std::string(id) + "' (exercises: " + ids + ")");
+    }
+    if (info->scene != lesson_.scene)
+      fail(line, "exercise '" + std::string(id) + "' belongs to scene '" + std::string(scene_info(info->scene).name) +
+                     "', not '" + std::string(scene_info(lesson_.scene).name) + "'");
+    step.exercise = std::string(id);
   }
 
   // The step's knobs are all read: check them together and freeze the scene it opens with.

@@ -11,6 +11,8 @@
 //   ## The plain tile
 //   knobs: swizzle=none rows=16 cols=64 access=ldsm4
 //   highlight: banks totals
+//   source: kernels/gemm/gemm.cuh +2 using a_tile
+//   exercise: zero-conflict-swizzle
 //
 //   Markdown prose of the step...
 //
@@ -37,6 +39,12 @@ struct LessonStep {
   std::vector<std::string> highlights;  // this step only
   std::string markdown;                 // the prose, directive lines removed
   SceneState state;                     // the scene as this step opens it
+  // The kernel source the step points at ("source: FILE [+N] TEXT"): the file under the source
+  // root, the text that finds the line, the first line holding it (1-based) and how many lines
+  // from there are highlighted. Empty file: the step points at no source.
+  std::string source_file, source_text;
+  int source_line = 0, source_lines = 1;
+  std::string exercise;  // "exercise: ID": the checker (viz/lesson/exercises.hpp) this step asks for
 };
 
 struct Lesson {

@@ -17,6 +17,25 @@ const std::vector<SceneInfo>& scenes() {
       {SceneKind::banks, "banks", "Banks and swizzles",
        {"dtype", "rows", "cols", "swizzle", "pad", "access", "r", "c", "phase"},
        {"tile", "lanes", "banks", "totals"}},
+      {SceneKind::fragments, "fragments", "Register tiles and fragments",
+       {"view", "swap", "n", "lane", "row", "col"},
+       {"tile", "lane", "registers", "element", "subtiles", "warps"}},
+      {SceneKind::pipeline, "pipeline", "Pipeline timeline",
+       {"m", "n", "k", "stages", "block_n", "sm", "from", "to"},
+       {"producer", "consumers", "tensor", "idle", "epilogue", "stages", "measured"}},
+      {SceneKind::grid, "grid", "Grid and L2",
+       {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "wave", "colour"},
+       {"tiles", "sms", "wave", "working-set", "simulated", "measured"}},
+      {SceneKind::accuracy, "accuracy", "Simulated against measured",
+       {"sweep", "metric", "big", "stages"},
+       {"points", "diagonal", "errors", "table"}},
+      {SceneKind::barriers, "barriers", "TMA and mbarriers",
+       {"m", "n", "k", "stages", "slot", "first", "iters"},
+       {"producer", "bytes", "phase", "consumers", "empty"}},
+      {SceneKind::registers, "registers", "Registers and occupancy",
+       {"split", "producer", "consumer", "m", "n", "k", "stages", "block_n"},
+       {"file", "accumulator", "limits", "occupancy"}},
+      {SceneKind::source, "source", "Kernel source", {"context"}, {"code"}},
   };
   return all;
 }
@@ -34,12 +53,23 @@ const SceneInfo& scene_info(SceneKind kind) {
 }
 
 SceneKind kind_of(const SceneState& state) {
-  return std::holds_alternative<RooflineState>(state) ? SceneKind::roofline : SceneKind::banks;
+  // The variant's alternatives are in SceneKind order.
+  return static_cast<SceneKind>(state.index());
 }
 
 SceneState default_state(SceneKind kind) {
-  if (kind == SceneKind::roofline) return RooflineState{};
-  return BanksState{};
+  switch (kind) {
+    case SceneKind::roofline: return RooflineState{};
+    case SceneKind::banks: return BanksState{};
+    case SceneKind::fragments: return FragmentsState{};
+    case SceneKind::pipeline: return PipelineState{};
+    case SceneKind::grid: return GridState{};
+    case SceneKind::accuracy: return AccuracyState{};
+    case SceneKind::barriers: return BarriersState{};
+    case SceneKind::registers: return RegistersState{};
+    case SceneKind::source: return SourceState{};
+  }
+  throw std::logic_error("unknown scene kind");
 }
 
 std::string_view name_of(Dtype d) { return d == Dtype::bf16 ? "bf16" : "fp32"; }
@@ -65,6 +95,44 @@ std::string_view name_of(Access a) {
   }
   return "?";
 }
+
+std::string_view name_of(FragmentView v) {
+  switch (v) {
+    case FragmentView::a: return "a";
+    case FragmentView::b: return "b";
+    case FragmentView::acc: return "acc";
+    case FragmentView::wide: return "wide";
+    case FragmentView::wgmma: return "wgmma";
+  }
+  return "?";
+}
+
+std::string_view name_of(OrderKnob o) {
+  switch (o) {
+    case OrderKnob::row: return "row";
+    case OrderKnob::col: return "col";
+    case OrderKnob::grouped: return "grouped";
+  }
+  return "?";
+}
+
+std::string_view name_of(TileColour c) { return c == TileColour::wave ? "wave" : "l2"; }
+
+std::string_view name_of(MeasuredSweep s) {
+  switch (s) {
+    case MeasuredSweep::all: return "all";
+    case MeasuredSweep::size: return "size";
+    case MeasuredSweep::skinny: return "skinny";
+    case MeasuredSweep::stages: return "stages";
+    case MeasuredSweep::order: return "order";
+    case MeasuredSweep::layout: return "layout";
+    case MeasuredSweep::tile: return "tile";
+  }
+  return "?";
+}
+
+std::string_view name_of(AccuracyMetric m) { return m == AccuracyMetric::tflops ? "tflops" : "hbm"; }
+std::string_view name_of(RegisterSplit s) { return s == RegisterSplit::setmaxnreg ? "setmaxnreg" : "even"; }
 
 namespace {
 
@@ -143,13 +211,195 @@ std::string set_banks_knob(BanksState& s, std::string_view name, std::string_vie
 
 }  // namespace
 
+namespace {
+
+// ---- knob specs of the newer scenes -------------------------------------------------------------
+
+KnobSpec number_knob(std::string name, std::string help, uint32_t& value, uint32_t lo, uint32_t hi, uint32_t step = 1) {
+  KnobSpec k{std::move(name), std::move(help), {}, lo, hi, step, {}, {}};
+  k.set = [&value, lo, hi, step, n = k.name](std::string_view text) {
+    uint32_t v = 0;
+    if (auto err = parse_uint(n, text, lo, hi, v); !err.empty()) return err;
+    if (step > 1 && (v - lo) % step != 0)
+      return quoted(n, text) + " is not a multiple of " + std::to_string(step);
+    value = v;
+    return std::string();
+  };
+  k.get = [&value] { return std::to_string(value); };
+  return k;
+}
+
+template <class E, size_t N>
+KnobSpec choice_knob(std::string name, std::string help, E& value, const E (&all)[N]) {
+  KnobSpec k{std::move(name), std::move(help), {}, 0, 0, 1, {}, {}};
+  for (E e : all) k.choices.emplace_back(name_of(e));
+  k.set = [&value, &all, n = k.name](std::string_view text) { return parse_choice(n, text, all, value); };
+  k.get = [&value] { return std::string(name_of(value)); };
+  return k;
+}
+
+KnobSpec on_off_knob(std::string name, std::string help, bool& value) {
+  KnobSpec k{std::move(name), std::move(help), {"off", "on"}, 0, 0, 1, {}, {}};
+  k.set = [&value, n = k.name](std::string_view text) {
+    if (text != "on" && text != "off") return quoted(n, text) + " is not one of: off on";
+    value = text == "on";
+    return std::string();
+  };
+  k.get = [&value] { return std::string(value ? "on" : "off"); };
+  return k;
+}
+
+constexpr OrderKnob kOrders[] = {OrderKnob::row, OrderKnob::col, OrderKnob::grouped};
+
+// The GEMM knobs a scene offers, by name, in the scene's own order.
+KnobSpec gemm_knob(GemmKnobs& g, std::string_view name) {
+  if (name == "m") return number_knob("m", "rows of A and C (multiple of 128, the block's rows)", g.m, 128, kMaxGemmSide, 128);
+  if (name == "n") return number_knob("n", "columns of B and C (multiple of block_n)", g.n, 128, kMaxGemmSide, 128);
+  if (name == "k") return number_knob("k", "the shared dimension (multiple of 64, one k-iteration)", g.k, 64, kMaxGemmSide, 64);
+  if (name == "stages") return number_knob("stages", "input stages in shared memory (pipeline depth)", g.stages, 1, 4);
+  if (name == "block_n") return number_knob("block_n", "output tile width: 128 or 256", g.block_n, 128, 256, 128);
+  if (name == "order") return choice_knob("order", "block order: which tile the i-th block computes", g.order, kOrders);
+  if (name == "group") return number_knob("group", "grouped order: tile rows per group", g.group, 1, 64);
+  if (name == "persistent") return on_off_knob("persistent", "one block per SM looping over tiles, or one block per tile", g.persistent);
+  throw std::logic_error("no GEMM knob " + std::string(name));
+}
+
+std::vector<KnobSpec> gemm_knobs(GemmKnobs& g, std::initializer_list<std::string_view> names) {
+  std::vector<KnobSpec> out;
+  for (auto n : names) out.push_back(gemm_knob(g, n));
+  return out;
+}
+
+std::vector<KnobSpec> specs_of(FragmentsState& s) {
+  static constexpr FragmentView views[] = {FragmentView::a, FragmentView::b, FragmentView::acc, FragmentView::wide,
+                                           FragmentView::wgmma};
+  return {choice_knob("view", "a, b: 16x16 bf16; acc: 16x16 fp32; wide: 16x64 bf16; wgmma: 64 x n fp32", s.view, views),
+          on_off_knob("swap", "swap_layout: row layout <-> column layout (a, b, wide)", s.swapped),
+          number_knob("n", "width of the wgmma accumulator", s.n, 8, 256, 8),
+          number_knob("lane", "whose registers are listed (thread 0-127 for wgmma)", s.lane, 0, 127),
+          number_knob("row", "row of the element pointed at", s.row, 0, 63),
+          number_knob("col", "column of the element pointed at", s.col, 0, 255)};
+}
+
+std::vector<KnobSpec> specs_of(PipelineState& s) {
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n"});
+  k.push_back(number_knob("sm", "the SM whose warps are drawn", s.sm, 0, 3));
+  k.push_back(number_knob("from", "start of the shown part, % of the run", s.from, 0, 99));
+  k.push_back(number_knob("to", "end of the shown part, % of the run", s.to, 1, 100));
+  return k;
+}
+
+std::vector<KnobSpec> specs_of(GridState& s) {
+  static constexpr TileColour colours[] = {TileColour::wave, TileColour::l2};
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n", "order", "group", "persistent"});
+  k.push_back(number_knob("wave", "the wave whose A and B blocks are marked", s.wave, 0, 4095));
+  k.push_back(choice_knob("colour", "tiles coloured by wave, or by the L2 hit rate of their loads", s.colour, colours));
+  return k;
+}
+
+std::vector<KnobSpec> specs_of(AccuracyState& s) {
+  static constexpr MeasuredSweep sweeps[] = {MeasuredSweep::all,   MeasuredSweep::size,   MeasuredSweep::skinny,
+                                             MeasuredSweep::stages, MeasuredSweep::order, MeasuredSweep::layout,
+                                             MeasuredSweep::tile};
+  static constexpr AccuracyMetric metrics[] = {AccuracyMetric::tflops, AccuracyMetric::hbm};
+  return {choice_knob("sweep", "which measured sweep is shown", s.sweep, sweeps),
+          choice_knob("metric", "TFLOPS (gemm.json) or HBM bytes read (gemm_dram.json)", s.metric, metrics),
+          on_off_knob("big", "also simulate the 16384^3 rows (seconds each)", s.big),
+          number_knob("stages", "only rows with this many stages (0: any)", s.stages, 0, 4)};
+}
+
+std::vector<KnobSpec> specs_of(BarriersState& s) {
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages"});
+  k.push_back(number_knob("slot", "which stage of the ring is followed", s.slot, 0, 3));
+  k.push_back(number_knob("first", "first k-iteration shown (SM 0's first tile)", s.first, 0, 255));
+  k.push_back(number_knob("iters", "how many k-iterations are shown", s.iters, 1, 64));
+  return k;
+}
+
+std::vector<KnobSpec> specs_of(RegistersState& s) {
+  static constexpr RegisterSplit splits[] = {RegisterSplit::setmaxnreg, RegisterSplit::even};
+  std::vector<KnobSpec> k = {
+      choice_knob("split", "setmaxnreg: producer and consumers differ; even: every thread the same", s.split, splits),
+      number_knob("producer", "setmaxnreg of the producer warpgroup (24-256, multiple of 8)", s.producer, 24, 256, 8),
+      number_knob("consumer", "setmaxnreg of each consumer warpgroup (24-256, multiple of 8)", s.consumer, 24, 256, 8)};
+  for (auto& g : gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n"})) k.push_back(std::move(g));
+  return k;
+}
+
+std::vector<KnobSpec> specs_of(SourceState& s) {
+  return {number_knob("context", "lines shown above the highlighted line", s.context, 0, 60)};
+}
+
+std::string set_by_spec(SceneState& state, std::string_view name, std::string_view value) {
+  for (auto& k : knob_specs(state))
+    if (k.name == name) return k.set(value);
+  return unknown_knob(kind_of(state), name);
+}
+
+std::string validate_gemm(const GemmKnobs& g) {
+  if (g.block_n != 128 && g.block_n != 256) return "block_n must be 128 or 256, not " + std::to_string(g.block_n);
+  if (g.n % g.block_n != 0)
+    return "n=" + std::to_string(g.n) + " is not a multiple of block_n=" + std::to_string(g.block_n) +
+           " (the simulator times whole tiles)";
+  return "";
+}
+
+std::string validate_fragments(const FragmentsState& s) {
+  const bool wgmma = s.view == FragmentView::wgmma;
+  const uint32_t rows = wgmma ? 64 : 16;
+  const uint32_t cols = wgmma ? s.n : s.view == FragmentView::wide ? 64 : 16;
+  if (!wgmma && s.lane > 31) return "lane " + std::to_string(s.lane) + " does not exist: a warp has lanes 0-31";
+  if (s.row >= rows || s.col >= cols)
+    return "element (" + std::to_string(s.row) + ", " + std::to_string(s.col) + ") is outside the " +
+           std::to_string(rows) + "x" + std::to_string(cols) + " tile";
+  if (s.swapped && (s.view == FragmentView::acc || wgmma))
+    return "swap_layout applies to bf16 tiles (view a, b or wide); accumulators have one layout";
+  return "";
+}
+
+std::string validate_registers(const RegistersState& s) {
+  if (auto e = validate_gemm(s.gemm); !e.empty()) return e;
+  return "";
+}
+
+}  // namespace
+
+std::vector<KnobSpec> knob_specs(SceneState& state) {
+  return std::visit(
+      [](auto& s) -> std::vector<KnobSpec> {
+        using S = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<S, RooflineState> || std::is_same_v<S, BanksState>) return {};
+        else return specs_of(s);
+      },
+      state);
+}
+
 std::string set_knob(SceneState& state, std::string_view name, std::string_view value) {
   if (auto* roof = std::get_if<RooflineState>(&state)) return set_roofline_knob(*roof, name, value);
-  return set_banks_knob(std::get<BanksState>(state), name, value);
+  if (auto* banks = std::get_if<BanksState>(&state)) return set_banks_knob(*banks, name, value);
+  return set_by_spec(state, name, value);
 }
 
 std::string validate(const SceneState& state) {
-  if (std::holds_alternative<RooflineState>(state)) return "";  // every value set_knob accepts works
+  switch (kind_of(state)) {
+    case SceneKind::roofline: return "";  // every value set_knob accepts works
+    case SceneKind::fragments: return validate_fragments(std::get<FragmentsState>(state));
+    case SceneKind::pipeline: return validate_gemm(std::get<PipelineState>(state).gemm);
+    case SceneKind::grid: return validate_gemm(std::get<GridState>(state).gemm);
+    case SceneKind::barriers: {
+      const auto& b = std::get<BarriersState>(state);
+      if (b.slot >= b.gemm.stages)
+        return "slot " + std::to_string(b.slot) + " does not exist with " + std::to_string(b.gemm.stages) +
+               " stage(s): slots 0 to " + std::to_string(b.gemm.stages - 1);
+      if (b.first >= b.gemm.k / 64)
+        return "first=" + std::to_string(b.first) + " is past the last k-iteration (" + std::to_string(b.gemm.k / 64 - 1) + ")";
+      return validate_gemm(b.gemm);
+    }
+    case SceneKind::registers: return validate_registers(std::get<RegistersState>(state));
+    case SceneKind::accuracy:
+    case SceneKind::source: return "";
+    case SceneKind::banks: break;
+  }
   const auto& s = std::get<BanksState>(state);
   const BanksAnalysis a = analyze_banks_scene(s);
   if (!a.error.empty()) return a.error;
@@ -168,16 +418,20 @@ std::vector<std::pair<std::string, std::string>> knob_values(const SceneState& s
             {"attn_rows", std::to_string(s->attn_rows)},
             {"kv_rows", std::to_string(s->kv_rows)},
             {"head_dim", std::to_string(s->head_dim)}};
-  const auto& s = std::get<BanksState>(state);
-  return {{"dtype", std::string(name_of(s.dtype))},
-          {"rows", std::to_string(s.rows)},
-          {"cols", std::to_string(s.cols)},
-          {"swizzle", std::string(name_of(s.swizzle))},
-          {"pad", std::to_string(s.pad)},
-          {"access", std::string(name_of(s.access))},
-          {"r", std::to_string(s.r)},
-          {"c", std::to_string(s.c)},
-          {"phase", std::to_string(s.phase)}};
+  if (const auto* s = std::get_if<BanksState>(&state))
+    return {{"dtype", std::string(name_of(s->dtype))},
+            {"rows", std::to_string(s->rows)},
+            {"cols", std::to_string(s->cols)},
+            {"swizzle", std::string(name_of(s->swizzle))},
+            {"pad", std::to_string(s->pad)},
+            {"access", std::string(name_of(s->access))},
+            {"r", std::to_string(s->r)},
+            {"c", std::to_string(s->c)},
+            {"phase", std::to_string(s->phase)}};
+  SceneState copy = state;  // the specs bind to a state they may change; read through a copy
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& k : knob_specs(copy)) out.emplace_back(k.name, k.get());
+  return out;
 }
 
 }  // namespace ts::viz

@@ -2,6 +2,7 @@
 // The scenes a lesson can show, their knobs and the things a step may highlight. Plain data and
 // parsing only: no GLFW, ImGui or md4c here, so lessons load (and are checked) in any build.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -9,7 +10,7 @@
 
 namespace ts::viz {
 
-enum class SceneKind { roofline, banks };
+enum class SceneKind { roofline, banks, fragments, pipeline, grid, accuracy, barriers, registers, source };
 
 // ---- roofline: the memory hierarchy and the roofline -------------------------------------------
 struct RooflineState {
@@ -42,7 +43,79 @@ struct BanksState {
 };
 inline constexpr uint32_t kMaxTileRows = 256, kMaxTileCols = 256, kMaxPadBytes = 256;
 
-using SceneState = std::variant<RooflineState, BanksState>;
+// ---- fragments: register tiles and who owns each element ---------------------------------------
+// a: a 16x16 bf16 tile in row layout (the mma A fragment); b: the same in column layout (the mma B
+// fragment); acc: a 16x16 fp32 accumulator; wide: a 16x64 bf16 row-layout tile (four 16x16
+// subtiles); wgmma: the 64 x n fp32 accumulator of one warpgroup's wgmma.
+enum class FragmentView { a, b, acc, wide, wgmma };
+struct FragmentsState {
+  FragmentView view = FragmentView::a;
+  bool swapped = false;  // swap_layout: the same elements read in the other layout (a, b, wide)
+  uint32_t n = 64;       // wgmma accumulator width
+  uint32_t lane = 0;     // whose registers are listed (a thread 0..127 of the warpgroup for wgmma)
+  uint32_t row = 0, col = 0;  // the element that is pointed at
+};
+
+// ---- the GEMM of kernels/gemm/gemm.cuh, as the simulator runs it ----------------------------------
+enum class OrderKnob { row, col, grouped };
+struct GemmKnobs {
+  uint32_t m = 2048, n = 2048, k = 2048;
+  uint32_t stages = 4;
+  uint32_t block_n = 256;
+  OrderKnob order = OrderKnob::grouped;
+  uint32_t group = 8;  // grouped only
+  bool persistent = true;
+};
+inline constexpr uint32_t kMaxGemmSide = 16384;
+
+// ---- pipeline: a Gantt chart of one SM's warps from the simulator ---------------------------------
+struct PipelineState {
+  GemmKnobs gemm;
+  uint32_t sm = 0;             // whose warps are drawn (the simulator records SMs 0..3)
+  uint32_t from = 0, to = 100;  // the part of the run shown, in percent of its time
+};
+
+// ---- grid: the output tiles over the SMs, by wave, and the L2 ---------------------------------------
+enum class TileColour { wave, l2 };
+struct GridState {
+  GemmKnobs gemm{1024, 16384, 2048};
+  uint32_t wave = 0;  // the wave whose A and B blocks are marked
+  TileColour colour = TileColour::wave;
+};
+
+// ---- accuracy: every measured row against its simulation ----------------------------------------
+enum class MeasuredSweep { all, size, skinny, stages, order, layout, tile };
+enum class AccuracyMetric { tflops, hbm };
+struct AccuracyState {
+  MeasuredSweep sweep = MeasuredSweep::all;
+  AccuracyMetric metric = AccuracyMetric::tflops;
+  bool big = false;  // also simulate the 16384^3 rows (seconds each)
+  uint32_t stages = 0;  // 0: any; else only rows with this many stages
+};
+
+// ---- barriers: one producer and its consumers over time (TMA and mbarriers) -------------------------
+struct BarriersState {
+  GemmKnobs gemm;
+  uint32_t slot = 0;   // which stage of the ring (its full and empty barriers) is followed
+  uint32_t first = 0;  // the first k-iteration of SM 0's first tile shown
+  uint32_t iters = 8;  // how many k-iterations are shown
+};
+
+// ---- registers: the register file split, and occupancy against TFLOPS --------------------------------
+enum class RegisterSplit { setmaxnreg, even };
+struct RegistersState {
+  RegisterSplit split = RegisterSplit::setmaxnreg;
+  uint32_t producer = 40, consumer = 232;  // setmaxnreg values per thread
+  GemmKnobs gemm;
+};
+
+// ---- source: the kernel's own source, big ------------------------------------------------------
+struct SourceState {
+  uint32_t context = 12;  // lines shown above the highlighted line
+};
+
+using SceneState = std::variant<RooflineState, BanksState, FragmentsState, PipelineState, GridState, AccuracyState,
+                                BarriersState, RegistersState, SourceState>;
 
 struct SceneInfo {
   SceneKind kind;
@@ -64,9 +137,29 @@ std::string validate(const SceneState& state);
 // Every knob as name=value, in the spelling set_knob reads back.
 std::vector<std::pair<std::string, std::string>> knob_values(const SceneState& state);
 
+// What the app needs to offer a knob of the newer scenes without knowing the scene: a number in a
+// range (lo..hi in steps of `step`) or one of `choices`. `set` and `get` use the lesson spelling
+// and are bound to the state the specs were made for.
+struct KnobSpec {
+  std::string name;
+  std::string help;
+  std::vector<std::string> choices;  // empty: a number
+  uint32_t lo = 0, hi = 0, step = 1;
+  std::function<std::string(std::string_view)> set;
+  std::function<std::string()> get;
+};
+// Empty for roofline and banks, which have their own editors.
+std::vector<KnobSpec> knob_specs(SceneState& state);
+
 std::string_view name_of(Dtype d);
 std::string_view name_of(SwizzleKnob s);
 std::string_view name_of(Access a);
+std::string_view name_of(FragmentView v);
+std::string_view name_of(OrderKnob o);
+std::string_view name_of(TileColour c);
+std::string_view name_of(MeasuredSweep s);
+std::string_view name_of(AccuracyMetric m);
+std::string_view name_of(RegisterSplit s);
 uint32_t elem_bytes(Dtype d);
 
 }  // namespace ts::viz

@@ -1,0 +1,200 @@
+// Scene "grid": the GEMM's output tiles in block order, coloured by the wave that computes them
+// (or by the L2 hit rate of their loads), the A and B blocks one wave reads against the L2's size,
+// and the simulated L2 and HBM figures beside the measured ones.
+#include <algorithm>
+#include <cstdio>
+
+#include "viz/gui/scenes.hpp"
+#include "viz/lesson/grid_model.hpp"
+
+namespace ts::viz {
+
+namespace {
+
+ImU32 wave_colour(uint32_t wave, bool marked) {
+  // Neighbouring waves far apart in hue, as the bank colours do.
+  const float hue = static_cast<float>((wave * 7) % 16) / 16.0f;
+  float r, g, b;
+  ImGui::ColorConvertHSVtoRGB(hue, marked ? 0.65f : 0.35f, marked ? 0.95f : 0.45f, r, g, b);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1));
+}
+
+ImU32 hit_colour(double hit) {
+  // Red (every byte from HBM) to green (every byte from L2).
+  const float t = static_cast<float>(std::clamp(hit, 0.0, 1.0));
+  return IM_COL32(static_cast<int>(235 - 150 * t), static_cast<int>(80 + 140 * t), 90, 255);
+}
+
+std::string pct(double fraction) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100 * fraction);
+  return buf;
+}
+
+std::string shape_text(const kernels::GemmShape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+// Lines of the figures panel, drawn top to bottom.
+struct Panel {
+  const SceneContext& c;
+  float x, y, right;
+  void heading(const std::string& t, ImU32 col = colour::white) {
+    y += 6;
+    text_at(c.dl, c.fonts.bold, ImVec2(x, y), col, t);
+    y += c.fonts.bold->FontSize + 4;
+  }
+  void line(const std::string& t, ImU32 col = colour::text) {
+    ImFont* font = c.fonts.small;
+    const float wrap = right - x;
+    c.dl->AddText(font, font->FontSize, ImVec2(x, y), col, t.data(), t.data() + t.size(), wrap);
+    y += font->CalcTextSizeA(font->FontSize, FLT_MAX, wrap, t.data(), t.data() + t.size()).y + 4;
+  }
+};
+
+}  // namespace
+
+void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
+  const Fonts& f = c.fonts;
+  ImDrawList* dl = c.dl;
+  if (const std::string problem = validate(SceneState{s}); !problem.empty()) {
+    text_at(dl, f.bold, area.min, colour::error, problem);
+    return;
+  }
+  const GridModel m = grid_model(s, static_cast<uint32_t>(c.machine.sm_count.value), c.machine.l2_capacity.value * 1024 * 1024);
+  const GemmRun run = gemm_run(s.gemm);
+  const auto sim = c.sims.get(run);
+  const std::string order = s.gemm.order == OrderKnob::grouped ? "grouped, " + std::to_string(s.gemm.group) + " tile rows a group"
+                                                               : std::string(name_of(s.gemm.order)) + "-major";
+  text_at(dl, f.bold, area.min, colour::white,
+          shape_text(run.shape) + ": " + std::to_string(m.tiles_m) + " x " + std::to_string(m.tiles_n) + " tiles of 128x" +
+              std::to_string(s.gemm.block_n) + ", " + order + ", " + std::to_string(m.tiles) + " tiles on " +
+              std::to_string(m.sms) + " SMs = " + std::to_string(m.waves) + " wave" + (m.waves > 1 ? "s" : ""));
+  text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 20), colour::dim_text, sim_status(run, sim.get(), c.sims));
+
+  const float panel_w = std::clamp(area.width() * 0.36f, 260.0f, 380.0f);
+  const Rect grid_area{ImVec2(area.min.x + 16, area.min.y + 66), ImVec2(area.max.x - panel_w - 16, area.max.y - 70)};
+  const float cw = std::max(1.0f, std::min(grid_area.width() / m.tiles_n, 40.0f));
+  const float ch = std::max(1.0f, std::min(grid_area.height() / m.tiles_m, 40.0f));
+  const ImVec2 o = grid_area.min;
+  const bool by_l2 = s.colour == TileColour::l2 && sim && sim->error.empty() && !sim->tiles.empty();
+  const bool labels = cw >= 22 && ch >= 14;
+  for (uint32_t tm = 0; tm < m.tiles_m; ++tm)
+    for (uint32_t tn = 0; tn < m.tiles_n; ++tn) {
+      const size_t at = size_t(tm) * m.tiles_n + tn;
+      const bool marked = m.wave_of[at] == m.wave;
+      const ImU32 fill = by_l2 ? hit_colour(sim->tiles[at].hit_rate()) : wave_colour(m.wave_of[at], marked);
+      const ImVec2 p0(o.x + tn * cw, o.y + tm * ch), p1(p0.x + cw - (cw > 4 ? 1 : 0), p0.y + ch - (ch > 4 ? 1 : 0));
+      dl->AddRectFilled(p0, p1, fill);
+      if (labels) {
+        const std::string t = std::to_string(m.order_of[at]);
+        text_at(dl, f.small, ImVec2(p0.x + 2, p0.y + (ch - 14) / 2), colour::black, t);
+      }
+    }
+  const Rect tiles{o, ImVec2(o.x + m.tiles_n * cw, o.y + m.tiles_m * ch)};
+  // Coloured by L2, the marked wave's tiles get a frame instead (few enough to draw each).
+  if (by_l2 && cw >= 4 && ch >= 4)
+    for (uint32_t tm = 0; tm < m.tiles_m; ++tm)
+      for (uint32_t tn = 0; tn < m.tiles_n; ++tn)
+        if (m.wave_of[size_t(tm) * m.tiles_n + tn] == m.wave)
+          dl->AddRect(ImVec2(o.x + tn * cw, o.y + tm * ch), ImVec2(o.x + (tn + 1) * cw - 1, o.y + (tm + 1) * ch - 1),
+                      colour::white);
+  // The A row blocks (left) and B column blocks (top) the marked wave reads.
+  const ImU32 wave_col = c.lit("wave") || c.lit("working-set") ? colour::highlight : colour::white;
+  for (uint32_t tm = 0; tm < m.tiles_m; ++tm)
+    if (m.wave_reads_a[tm]) dl->AddRectFilled(ImVec2(o.x - 10, o.y + tm * ch), ImVec2(o.x - 4, o.y + (tm + 1) * ch - 1), wave_col);
+  for (uint32_t tn = 0; tn < m.tiles_n; ++tn)
+    if (m.wave_reads_b[tn]) dl->AddRectFilled(ImVec2(o.x + tn * cw, o.y - 10), ImVec2(o.x + (tn + 1) * cw - 1, o.y - 4), wave_col);
+  text_at(dl, f.small, ImVec2(o.x, o.y - 28), colour::dim_text,
+          "marks: the A row blocks (left) and B column blocks (top) that wave " + std::to_string(m.wave) + " reads");
+  if (c.lit("tiles")) draw_highlight_frame(dl, tiles);
+
+  // The SMs: which tile row each one works on in the marked wave.
+  const float sm_y = tiles.max.y + 16, sm_w = std::max(2.0f, std::min(9.0f, tiles.width() / m.sms));
+  const sched::OrderSpec ord = gemm_config(s.gemm).order;
+  for (uint32_t sm = 0; sm < m.sms; ++sm) {
+    const uint32_t i = m.wave * m.sms + sm;
+    ImU32 fill = colour::faint;
+    if (i < m.tiles) {
+      const auto t = sched::tile_of(ord, static_cast<int>(i), static_cast<int>(m.tiles_m), static_cast<int>(m.tiles_n));
+      fill = bank_colour(static_cast<unsigned>(t.m) % 32);
+    }
+    dl->AddRectFilled(ImVec2(o.x + sm * sm_w, sm_y), ImVec2(o.x + (sm + 1) * sm_w - 1, sm_y + 14), fill);
+  }
+  text_at(dl, f.small, ImVec2(o.x, sm_y + 18), colour::dim_text,
+          "the " + std::to_string(m.sms) + " SMs in wave " + std::to_string(m.wave) +
+              ", coloured by the tile row (A block) each one computes" + (s.gemm.persistent ? "" : " (launch order)"));
+  if (c.lit("sms")) draw_highlight_frame(dl, {ImVec2(o.x, sm_y), ImVec2(o.x + m.sms * sm_w, sm_y + 14)});
+  if (by_l2) {
+    float x = o.x;
+    x = legend_item(dl, f, ImVec2(x, area.max.y - 18), hit_colour(0), "loads all from HBM");
+    legend_item(dl, f, ImVec2(x, area.max.y - 18), hit_colour(1), "loads all from L2 (simulated, per tile)");
+  } else if (s.colour == TileColour::l2) {
+    text_at(dl, f.small, ImVec2(o.x, area.max.y - 18), colour::dim_text, "L2 colours appear when the simulation is done");
+  } else {
+    text_at(dl, f.small, ImVec2(o.x, area.max.y - 18), colour::dim_text,
+            "colour: the wave (bright: wave " + std::to_string(m.wave) + "); numbers: the block-order step");
+  }
+
+  // Figures.
+  Panel p{c, area.max.x - panel_w, area.min.y + 46, area.max.x};
+  const float set_top = p.y;
+  p.heading("Wave " + std::to_string(m.wave) + " of " + std::to_string(m.waves));
+  p.line(std::to_string(m.wave_tiles) + " tiles read " + std::to_string(m.wave_a_blocks) + " A blocks and " +
+         std::to_string(m.wave_b_blocks) + " B blocks");
+  p.line("= " + bytes_text(m.wave_bytes) + " over K, each read once (" + bytes_text(m.wave_bytes_per_tile) +
+         " if no tiles shared)");
+  p.line("L2 holds " + bytes_text(m.l2_bytes) + ": the wave's blocks " + (m.wave_bytes <= m.l2_bytes ? "fit" : "do not fit"),
+         m.wave_bytes <= m.l2_bytes ? colour::good : colour::memory_bound);
+  if (c.lit("working-set")) draw_highlight_frame(dl, {ImVec2(p.x, set_top), ImVec2(p.right, p.y)});
+
+  const float sim_top = p.y;
+  p.heading("Simulated, " + shape_text(run.shape), colour::simulated);
+  if (sim && sim->error.empty()) {
+    const auto& r = sim->report;
+    p.line(short_number(r.tflops) + " TFLOPS, L2 hit rate " + pct(r.l2_hit_rate()));
+    p.line("HBM read " + bytes_text(double(r.hbm_read_bytes)) + ", written " + bytes_text(double(r.hbm_write_bytes)));
+    p.line("HBM read bandwidth " + bytes_text(r.seconds > 0 ? r.hbm_read_bytes / r.seconds : 0) + "/s");
+  } else {
+    p.line(sim ? sim->error : "simulating...", colour::dim_text);
+  }
+  if (c.lit("simulated")) draw_highlight_frame(dl, {ImVec2(p.x, sim_top), ImVec2(p.right, p.y)});
+
+  const float meas_top = p.y;
+  const GridMeasured meas = grid_measured(s.gemm, c.measured);
+  p.heading("Measured on the H100", colour::measured);
+  if (!meas.tflops && !meas.dram) p.line("not measured: no run of this configuration in data/measured", colour::dim_text);
+  if (meas.tflops) {
+    const bool here = same_shape(meas.tflops->shape, run.shape);
+    p.line((here ? "" : "at " + shape_text(meas.tflops->shape) + ": ") + short_number(meas.tflops->tflops) +
+           " TFLOPS (cuBLAS " + short_number(meas.tflops->cublas_tflops) + ")");
+  } else {
+    p.line("TFLOPS: not measured", colour::dim_text);
+  }
+  if (meas.dram) {
+    const bool here = same_shape(meas.dram->shape, run.shape);
+    p.line((here ? "" : "at " + shape_text(meas.dram->shape) + ": ") + "HBM read " + bytes_text(meas.dram->read_mean) +
+           " (" + bytes_text(meas.dram->read_min) + " to " + bytes_text(meas.dram->read_max) + ", " +
+           std::to_string(meas.dram->runs) + " launches)");
+    if (meas.dram->time_ns > 0)
+      p.line("HBM read bandwidth " + bytes_text(meas.dram->read_mean / (meas.dram->time_ns * 1e-9)) + "/s under Nsight Compute");
+    // The same shape simulated, so that the two can be compared (in the background: seconds).
+    if (!here) {
+      GemmRun big = run;
+      big.shape = meas.dram->shape;
+      const auto big_sim = c.sims.get(big);
+      if (big_sim && big_sim->error.empty())
+        p.line("simulated at " + shape_text(big.shape) + ": HBM read " + bytes_text(double(big_sim->report.hbm_read_bytes)) +
+               ", " + short_number(big_sim->report.tflops) + " TFLOPS", colour::simulated);
+      else
+        p.line(sim_status(big, big_sim.get(), c.sims), colour::dim_text);
+    }
+  } else {
+    p.line("HBM bytes: not measured", colour::dim_text);
+  }
+  if (!c.measured.dram_device.empty())
+    p.line(c.measured.dram_device + ", " + c.measured.dram_date + " (Nsight Compute)", colour::dim_text);
+  if (c.lit("measured")) draw_highlight_frame(dl, {ImVec2(p.x, meas_top), ImVec2(p.right, p.y)});
+}
+
+}  // namespace ts::viz

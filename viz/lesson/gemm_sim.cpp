@@ -1,0 +1,194 @@
+#include "viz/lesson/gemm_sim.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "sim/machine.hpp"
+#include "tiles/sched/block_order.hpp"
+
+#if TILESCOPE_HAVE_HOST_BACKEND
+#include "kernels/gemm/gemm_trace.hpp"
+#else
+// Without Boost.Context there is no trace mode: every simulation says so instead of a result.
+namespace ts::kernels {
+inline std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape&, const GemmConfig&, int) {
+  throw std::invalid_argument("this build has no host backend (Boost.Context was not found), so nothing to simulate");
+}
+}  // namespace ts::kernels
+#endif
+
+namespace ts::viz {
+
+std::string GemmRun::key() const {
+  return machine + " " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " +
+         kernels::describe(cfg);
+}
+
+uint64_t GemmRun::tile_iterations() const {
+  const uint64_t tiles_m = (shape.m + 127) / 128, tiles_n = (shape.n + cfg.block_n - 1) / cfg.block_n;
+  return tiles_m * tiles_n * uint64_t((shape.k + 63) / 64);
+}
+
+kernels::GemmConfig gemm_config(const GemmKnobs& g) {
+  kernels::GemmConfig cfg;
+  cfg.stages = static_cast<int>(g.stages);
+  cfg.block_n = static_cast<int>(g.block_n);
+  cfg.persistent = g.persistent;
+  switch (g.order) {
+    case OrderKnob::row: cfg.order = {sched::Order::row_major, 1}; break;
+    case OrderKnob::col: cfg.order = {sched::Order::col_major, 1}; break;
+    case OrderKnob::grouped: cfg.order = {sched::Order::grouped, static_cast<int>(g.group)}; break;
+  }
+  return cfg;
+}
+
+GemmRun gemm_run(const GemmKnobs& g) {
+  GemmRun run;
+  run.shape = {g.m, g.n, g.k};
+  run.cfg = gemm_config(g);
+  return run;
+}
+
+namespace {
+
+const sim::EngineParams& params_for(const std::string& machine) {
+  static std::mutex lock;
+  static std::map<std::string, sim::EngineParams> loaded;
+  const std::lock_guard<std::mutex> guard(lock);
+  auto it = loaded.find(machine);
+  if (it == loaded.end()) it = loaded.emplace(machine, sim::engine_params(sim::load_machine(machine))).first;
+  return it->second;
+}
+
+// Which output tile each TMA load fed: a block's loads come in program order, the same number for
+// each of its tiles, and its tiles are b, b + grid, b + 2 grid, ... in the block order.
+void tile_l2_from_events(GemmSim& out) {
+  const uint32_t tiles = out.tiles_m * out.tiles_n;
+  out.tiles.assign(tiles, {});
+  std::vector<std::vector<const sim::BarrierEvent*>> loads(out.grid);
+  for (const auto& e : out.report.barrier_events)
+    if (e.kind == sim::BarrierEvent::Kind::tma_issue && e.block < out.grid) loads[e.block].push_back(&e);
+  for (uint32_t b = 0; b < out.grid; ++b) {
+    const uint32_t tiles_of_block = b < tiles ? (tiles - b + out.grid - 1) / out.grid : 0;
+    if (tiles_of_block == 0 || loads[b].empty()) continue;
+    const size_t per_tile = std::max<size_t>(1, loads[b].size() / tiles_of_block);
+    for (size_t j = 0; j < loads[b].size(); ++j) {
+      const uint32_t index = b + out.grid * static_cast<uint32_t>(std::min<size_t>(j / per_tile, tiles_of_block - 1));
+      const auto t = sched::tile_of(out.run.cfg.order, static_cast<int>(index), static_cast<int>(out.tiles_m),
+                                    static_cast<int>(out.tiles_n));
+      TileL2& tile = out.tiles[size_t(t.m) * out.tiles_n + t.n];
+      (loads[b][j]->l2_hit ? tile.hit_bytes : tile.miss_bytes) += loads[b][j]->bytes;
+    }
+  }
+  // Keep only what the timeline scenes draw: the events of the first SMs.
+  auto& ev = out.report.barrier_events;
+  ev.erase(std::remove_if(ev.begin(), ev.end(), [](const sim::BarrierEvent& e) { return e.sm >= kTimelineSms; }),
+           ev.end());
+  ev.shrink_to_fit();
+}
+
+}  // namespace
+
+std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
+  auto out = std::make_shared<GemmSim>();
+  out->run = run;
+  try {
+    const sim::EngineParams& p = params_for(run.machine);
+    out->clock_mhz = p.clock_mhz;
+    const auto start = std::chrono::steady_clock::now();
+    auto grid = kernels::gemm_grid_trace(run.shape, run.cfg, static_cast<int>(p.sms));
+    {
+      const sim::BlockTrace probe = grid->block(0);  // the kernel's own shared memory and registers
+      out->shared_bytes = probe.shared_bytes;
+      out->registers_per_thread = probe.registers_per_thread;
+      out->threads = grid->threads_per_block();
+    }
+    sim::SimOptions opt;
+    if (run.quick()) {
+      opt.timeline_sms = kTimelineSms;
+      opt.barrier_log_sms = p.sms;  // every SM's loads, for the per-tile L2 picture
+    }
+    out->report = sim::simulate(*grid, p, opt);
+    out->tiles_m = static_cast<uint32_t>(run.shape.m / 128);
+    out->tiles_n = static_cast<uint32_t>(run.shape.n / run.cfg.block_n);
+    out->grid = out->report.blocks;
+    if (run.quick()) tile_l2_from_events(*out);
+    out->wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  } catch (const std::exception& e) {
+    out->error = e.what();
+  }
+  return out;
+}
+
+SimCache::SimCache() : quick_thread_([this] { work(true); }), slow_thread_([this] { work(false); }) {}
+
+SimCache::~SimCache() {
+  {
+    const std::lock_guard<std::mutex> guard(lock_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  quick_thread_.join();
+  slow_thread_.join();
+}
+
+std::shared_ptr<const GemmSim> SimCache::get(const GemmRun& run) {
+  const std::string key = run.key();
+  std::unique_lock<std::mutex> guard(lock_);
+  if (auto it = done_.find(key); it != done_.end()) return it->second;
+  if (refused(run)) return nullptr;
+  auto& lane = run.quick() ? quick_ : slow_;
+  const auto queued = std::find_if(lane.begin(), lane.end(), [&](const GemmRun& r) { return r.key() == key; });
+  if (queued != lane.end()) {
+    if (run.quick() && queued != lane.begin()) {  // asked again: serve it next
+      lane.erase(queued);
+      lane.push_front(run);
+    }
+    return nullptr;
+  }
+  if (run.quick()) lane.push_front(run);
+  else lane.push_back(run);
+  guard.unlock();
+  wake_.notify_all();
+  return nullptr;
+}
+
+std::shared_ptr<const GemmSim> SimCache::get_now(const GemmRun& run) {
+  if (auto done = get(run)) return done;
+  if (refused(run)) return nullptr;
+  std::unique_lock<std::mutex> guard(lock_);
+  const std::string key = run.key();
+  idle_.wait(guard, [&] { return done_.count(key) > 0; });
+  return done_[key];
+}
+
+size_t SimCache::pending() const {
+  const std::lock_guard<std::mutex> guard(lock_);
+  return quick_.size() + slow_.size() + running_;
+}
+
+bool SimCache::wait_idle(double seconds) {
+  std::unique_lock<std::mutex> guard(lock_);
+  return idle_.wait_for(guard, std::chrono::duration<double>(seconds),
+                        [&] { return quick_.empty() && slow_.empty() && running_ == 0; });
+}
+
+void SimCache::work(bool quick_lane) {
+  auto& lane = quick_lane ? quick_ : slow_;
+  std::unique_lock<std::mutex> guard(lock_);
+  while (true) {
+    wake_.wait(guard, [&] { return stop_ || !lane.empty(); });
+    if (stop_) return;
+    const GemmRun run = lane.front();
+    lane.pop_front();
+    ++running_;
+    guard.unlock();
+    auto result = simulate_gemm_run(run);
+    guard.lock();
+    done_[run.key()] = std::move(result);
+    --running_;
+    idle_.notify_all();
+  }
+}
+
+}  // namespace ts::viz

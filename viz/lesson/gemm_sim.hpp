@@ -1,0 +1,93 @@
+#pragma once
+// The scenes' simulations of the GEMM (kernels/gemm/gemm.cuh, its own op streams in trace mode)
+// on a machine file, computed off the drawing thread and kept per configuration, so that a knob
+// that comes back to an earlier value costs nothing and a frame never waits for the simulator.
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernels/gemm/gemm_api.hpp"
+#include "sim/engine.hpp"
+#include "viz/lesson/scenes.hpp"
+
+namespace ts::viz {
+
+struct GemmRun {
+  kernels::GemmShape shape{2048, 2048, 2048};
+  kernels::GemmConfig cfg{};
+  std::string machine = "h100-sxm";
+  std::string key() const;
+  // Tiles x k-iterations: what a simulation's cost grows with (about 60 ops each).
+  uint64_t tile_iterations() const;
+  // Small enough to re-simulate while the student moves a knob (4096^3 is 32768).
+  bool quick() const { return tile_iterations() <= kQuickTileIterations; }
+  static constexpr uint64_t kQuickTileIterations = 1u << 15;
+};
+
+GemmRun gemm_run(const GemmKnobs& knobs);
+kernels::GemmConfig gemm_config(const GemmKnobs& knobs);
+
+// The SMs whose warps quick runs record spans for, and whose barrier events they keep.
+inline constexpr uint32_t kTimelineSms = 4;
+
+struct TileL2 {
+  uint64_t hit_bytes = 0, miss_bytes = 0;
+  double hit_rate() const {
+    const double all = double(hit_bytes) + double(miss_bytes);
+    return all > 0 ? hit_bytes / all : 0;
+  }
+};
+
+struct GemmSim {
+  GemmRun run;
+  sim::SimReport report;      // quick runs: spans of SMs 0..kTimelineSms-1 and barrier events of those SMs
+  std::vector<TileL2> tiles;  // quick runs: per output tile (m-major: tile_m * tiles_n + tile_n)
+  uint32_t tiles_m = 0, tiles_n = 0, grid = 0;
+  uint32_t shared_bytes = 0, registers_per_thread = 0, threads = 0;  // what one block asks of an SM
+  double clock_mhz = 0;
+  double wall_ms = 0;         // how long the simulation took on this machine
+  std::string error;          // set when the simulator refused the run
+};
+
+// Runs one simulation on the calling thread (quick runs with timelines and logs).
+std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run);
+
+// Simulations computed by two background threads: one for quick runs (newest request first, so
+// the knob the student just moved is served next) and one for slow ones (16384^3: seconds).
+class SimCache {
+ public:
+  SimCache();
+  ~SimCache();
+  SimCache(const SimCache&) = delete;
+  SimCache& operator=(const SimCache&) = delete;
+
+  // The finished simulation, or nullptr while it is queued or running (it is queued on the first ask).
+  std::shared_ptr<const GemmSim> get(const GemmRun& run);
+  // Waits for the result on the calling thread (tests, checkers run outside the app).
+  std::shared_ptr<const GemmSim> get_now(const GemmRun& run);
+  // Queued or running simulations.
+  size_t pending() const;
+  // Waits until nothing is pending, at most `seconds`; true when nothing is.
+  bool wait_idle(double seconds);
+  // Only quick runs: slow ones are refused (get returns nullptr and `refused` says so).
+  bool slow_allowed = true;
+  bool refused(const GemmRun& run) const { return !slow_allowed && !run.quick(); }
+
+ private:
+  void work(bool quick_lane);
+  mutable std::mutex lock_;
+  std::condition_variable wake_, idle_;
+  std::map<std::string, std::shared_ptr<const GemmSim>> done_;
+  std::deque<GemmRun> quick_, slow_;
+  size_t running_ = 0;
+  bool stop_ = false;
+  std::thread quick_thread_, slow_thread_;
+};
+
+}  // namespace ts::viz

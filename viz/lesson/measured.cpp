@@ -1,0 +1,153 @@
+#include "viz/lesson/measured.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/machine.hpp"
+#include "tiles/sched/block_order.hpp"
+
+namespace ts::viz {
+
+namespace {
+
+using nlohmann::json;
+
+kernels::GemmConfig config_of(const json& row) {
+  kernels::GemmConfig cfg;
+  cfg.stages = row.value("stages", 4);
+  cfg.block_n = row.value("block_n", 256);
+  cfg.persistent = row.value("persistent", true);
+  cfg.b_row_major = row.value("b_row_major", true);
+  cfg.out = row.value("out", std::string("bf16")) == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;
+  cfg.order = sched::parse_order(row.value("order", std::string("grouped"))).value_or(sched::OrderSpec{});
+  if (cfg.order.order == sched::Order::grouped) cfg.order.group = row.value("group_size", 8);
+  return cfg;
+}
+
+kernels::GemmShape shape_of(const json& row) { return {row.at("m").get<int64_t>(), row.at("n").get<int64_t>(), row.at("k").get<int64_t>()}; }
+
+bool read_json(const std::string& path, json& doc, std::vector<std::string>& problems) {
+  std::ifstream in(path);
+  if (!in) {
+    problems.push_back("cannot read " + path);
+    return false;
+  }
+  try {
+    doc = json::parse(in);
+    return true;
+  } catch (const std::exception& e) {
+    problems.push_back(path + ": " + e.what());
+    return false;
+  }
+}
+
+std::string data_file(const char* relative, std::vector<std::string>& problems) {
+  try {
+    return sim::find_data_path(relative).string();
+  } catch (const std::exception& e) {
+    problems.push_back(e.what());
+    return "";
+  }
+}
+
+}  // namespace
+
+MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json) {
+  MeasuredData d;
+  json doc;
+  if (!gemm_json.empty() && read_json(gemm_json, doc, d.problems)) {
+    try {
+      d.gemm_file = gemm_json;
+      d.device = doc.value("device", "?");
+      d.date = doc.value("date", "?");
+      for (const auto& row : doc.at("rows"))
+        d.gemm.push_back({row.value("group", ""), shape_of(row), config_of(row), row.at("tflops").get<double>(),
+                          row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0)});
+    } catch (const std::exception& e) {
+      d.problems.push_back(gemm_json + ": " + e.what());
+      d.gemm.clear();
+    }
+  }
+  if (!dram_json.empty() && read_json(dram_json, doc, d.problems)) {
+    try {
+      d.dram_file = dram_json;
+      d.dram_device = doc.value("device", "?");
+      for (const auto& run : doc.value("runs", json::array()))
+        d.dram_date = std::max(d.dram_date, run.value("date_utc", std::string()).substr(0, 10));
+      if (doc.contains("summary")) {
+        for (const auto& row : doc.at("summary"))
+          d.dram.push_back({shape_of(row), config_of(row), row.at("dram_bytes_read_mean").get<double>(),
+                            row.at("dram_bytes_read_min").get<double>(), row.at("dram_bytes_read_max").get<double>(),
+                            row.at("dram_bytes_write_mean").get<double>(), row.value("runs", 1), 0});
+      } else {
+        // No summary yet: one entry per launch.
+        for (const auto& row : doc.at("rows")) {
+          const double r = row.at("dram_bytes_read").get<double>();
+          d.dram.push_back({shape_of(row), config_of(row), r, r, r, row.at("dram_bytes_write").get<double>(), 1, 0});
+        }
+      }
+      // The launches' kernel times, for bandwidths: the mean over the rows of each configuration.
+      for (auto& entry : d.dram) {
+        double sum = 0;
+        int count = 0;
+        for (const auto& row : doc.value("rows", json::array()))
+          if (row.contains("gpu_time_ns_under_ncu") && same_shape(shape_of(row), entry.shape) &&
+              same_config(config_of(row), entry.cfg))
+            sum += row.at("gpu_time_ns_under_ncu").get<double>(), ++count;
+        entry.time_ns = count ? sum / count : 0;
+      }
+    } catch (const std::exception& e) {
+      d.problems.push_back(dram_json + ": " + e.what());
+      d.dram.clear();
+    }
+  }
+  return d;
+}
+
+const MeasuredData& measured_data() {
+  static const MeasuredData data = [] {
+    std::vector<std::string> problems;
+    const std::string gemm = data_file("measured/h100/gemm.json", problems);
+    const std::string dram = data_file("measured/h100/gemm_dram.json", problems);
+    MeasuredData d = load_measured(gemm, dram);
+    d.problems.insert(d.problems.end(), problems.begin(), problems.end());
+    return d;
+  }();
+  return data;
+}
+
+bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b) {
+  if (a.order.order != b.order.order) return false;
+  if (a.order.order == sched::Order::grouped && a.order.group != b.order.group) return false;
+  return a.stages == b.stages && a.block_n == b.block_n && a.persistent == b.persistent &&
+         a.b_row_major == b.b_row_major && a.out == b.out;
+}
+
+bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b) {
+  return a.m == b.m && a.n == b.n && a.k == b.k;
+}
+
+const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg) {
+  for (const auto& row : d.gemm)
+    if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
+  return nullptr;
+}
+
+const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::GemmShape& shape,
+                                       const kernels::GemmConfig& cfg) {
+  for (const auto& row : d.dram)
+    if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
+  return nullptr;
+}
+
+std::string short_config(const kernels::GemmConfig& cfg) {
+  std::string order = sched::order_name(cfg.order.order);
+  if (cfg.order.order == sched::Order::grouped) order += ":" + std::to_string(cfg.order.group);
+  return "128x" + std::to_string(cfg.block_n) + ", " + std::to_string(cfg.stages) + " stage" + (cfg.stages > 1 ? "s" : "") +
+         ", " + order + (cfg.persistent ? ", persistent" : ", one block per tile") +
+         (cfg.b_row_major ? "" : ", B col-major") + (cfg.out == kernels::OutType::bf16 ? "" : ", C fp32");
+}
+
+}  // namespace ts::viz

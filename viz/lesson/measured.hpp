@@ -1,0 +1,54 @@
+#pragma once
+// What the H100 measured, read at run time from data/measured/h100/ (the files `tilescope bench`
+// and scripts/measure-gemm-dram write), so that a scene shows the committed figures and never a
+// number typed into the code. A configuration with no row is "not measured".
+#include <string>
+#include <vector>
+
+#include "kernels/gemm/gemm_api.hpp"
+
+namespace ts::viz {
+
+struct MeasuredGemm {
+  std::string sweep;  // the bench's group: size, skinny, stages, order, layout, tile
+  kernels::GemmShape shape{};
+  kernels::GemmConfig cfg{};
+  double tflops = 0, median_ms = 0;
+  double cublas_tflops = 0;
+};
+
+// HBM traffic of one configuration under Nsight Compute, over several launches.
+struct MeasuredDram {
+  kernels::GemmShape shape{};
+  kernels::GemmConfig cfg{};
+  double read_mean = 0, read_min = 0, read_max = 0;  // bytes
+  double write_mean = 0;
+  int runs = 0;
+  double time_ns = 0;  // mean kernel time of those launches under Nsight Compute (0: not recorded)
+};
+
+struct MeasuredData {
+  std::string gemm_file, device, date;  // data/measured/h100/gemm.json
+  std::vector<MeasuredGemm> gemm;
+  std::string dram_file, dram_device, dram_date;  // data/measured/h100/gemm_dram.json
+  std::vector<MeasuredDram> dram;
+  std::vector<std::string> problems;  // files that are missing or unreadable, for people
+};
+
+// Loaded once, on first use.
+const MeasuredData& measured_data();
+// Parses the two files (either path may be empty); used by measured_data() and the tests.
+MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json);
+
+// The same kernel configuration as far as the measurements tell them apart.
+bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b);
+bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b);
+
+const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg);
+const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::GemmShape& shape,
+                                       const kernels::GemmConfig& cfg);
+
+// "order grouped:8, persistent": the parts of a configuration a reader needs to tell rows apart.
+std::string short_config(const kernels::GemmConfig& cfg);
+
+}  // namespace ts::viz
