@@ -504,7 +504,8 @@ SimReport simulate(GridTrace& grid, const EngineParams& p, const SimOptions& opt
 // the parts the engine models separately (pipe time, transfer time) are taken out of them.
 EngineParams engine_params(const MachineSpec& m) {
   EngineParams p;
-  p.clock_mhz = m.sm_clock_under_load.value;
+  // The clock the GEMM really runs at back to back (power-limited), not the wgmma-only loop's.
+  p.clock_mhz = m.sm_clock_gemm_sustained.value;
   p.sms = static_cast<uint32_t>(m.sm_count.value);
   const double n256_flops = 2.0 * 64 * 256 * 16;
   p.mma_flops_per_cycle = n256_flops / m.wgmma_m64n256k16_interval.value;

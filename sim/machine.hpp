@@ -43,6 +43,7 @@ struct MachineSpec {
   // What the cycle model of the GEMM needs (sim/README.md). `tilescope calibrate` measures all but
   // the L2 structure; per SM figures are taken with every SM busy unless the name says otherwise.
   Quantity sm_clock_under_load;       // MHz, read (clock64 vs globaltimer) while the tensor cores are busy
+  Quantity sm_clock_gemm_sustained;   // MHz, while the GEMM bench runs back to back (power-limited)
   Quantity wgmma_m64n64k16_interval;  // cycles/instruction: one SM's tensor pipe, bf16, fp32 accumulators
   Quantity wgmma_m64n128k16_interval;
   Quantity wgmma_m64n256k16_interval;
