@@ -1,7 +1,12 @@
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "app/lessons_folder.hpp"
+#include "viz/lesson/gemm_sim.hpp"
+#include "viz/lesson/measured.hpp"
 
 namespace ts::app {
 
@@ -17,13 +22,61 @@ viz::LessonSet load_lessons_or_usage_error(const std::string& dir) {
 // Exit status: 0 when every lesson file loads; 1 when some do not (the others are still listed,
 // each failure is one "file:line: reason" line on stderr), so that a teacher's script can check a
 // folder; 2 for bad input (no such folder, or a folder with no lesson files).
+namespace {
+
+// How long the simulator takes for each step's configuration: what a knob change that leads to a
+// new configuration costs before the scene can redraw (every run is fresh here, no cache).
+int print_sim_timing(const viz::LessonSet& set) {
+  struct Timing {
+    double wall_ms, cpu_ms;
+    uint64_t ops;
+  };
+  std::vector<double> quick_wall, quick_cpu;
+  std::map<std::string, Timing> seen;  // run key -> its timing
+  std::printf("%-20s %4s  %-52s %8s %8s %10s\n", "lesson", "step", "simulated configuration", "wall ms", "cpu ms", "ops");
+  for (const auto& lesson : set.lessons)
+    for (size_t s = 0; s < lesson.steps.size(); ++s) {
+      const auto run = viz::scene_run(lesson.steps[s].state);
+      if (!run) continue;
+      auto it = seen.find(run->key());
+      if (it == seen.end()) {
+        const auto sim = viz::simulate_gemm_run(*run);
+        if (!sim->error.empty()) throw std::runtime_error(lesson.id + " step " + std::to_string(s + 1) + ": " + sim->error);
+        it = seen.emplace(run->key(), Timing{sim->wall_ms, sim->cpu_ms, sim->report.ops}).first;
+        if (run->quick()) quick_wall.push_back(sim->wall_ms), quick_cpu.push_back(sim->cpu_ms);
+      }
+      // The key without the machine and the fixed parts: shape, stages, order, persistence.
+      const std::string what = std::to_string(run->shape.m) + "x" + std::to_string(run->shape.n) + "x" +
+                               std::to_string(run->shape.k) + " " + viz::short_config(run->cfg);
+      std::printf("%-20s %4zu  %-52s %8.1f %8.1f %10llu%s\n", lesson.id.c_str(), s + 1, what.substr(0, 52).c_str(),
+                  it->second.wall_ms, it->second.cpu_ms, (unsigned long long)it->second.ops,
+                  run->quick() ? "" : "  (slow: in the background)");
+    }
+  if (quick_wall.empty()) return 0;
+  const auto summary = [](std::vector<double> v, const char* what) {
+    std::sort(v.begin(), v.end());
+    const auto over = std::count_if(v.begin(), v.end(), [](double ms) { return ms > 100; });
+    std::printf("%s: median %.1f ms, max %.1f ms, %ld of %zu over 100 ms\n", what, v[v.size() / 2], v.back(),
+                static_cast<long>(over), v.size());
+  };
+  std::printf("\ndistinct quick configurations (re-simulated when a knob changes):\n");
+  summary(quick_wall, "  wall time");
+  summary(quick_cpu, "  CPU time ");
+  return 0;
+}
+
+}  // namespace
+
 VerbRun add_lessons_verb(CLI::App& cli) {
   auto dir = std::make_shared<std::string>();
+  auto timing = std::make_shared<bool>(false);
   auto* cmd = cli.add_subcommand("lessons", "List the lessons and their steps, and check the lesson files");
   cmd->add_option("--dir,--lessons-dir", *dir, "Folder of lesson files (default: $TILESCOPE_LESSONS_DIR, else lessons/)");
-  return [cmd, dir]() -> int {
+  cmd->add_flag("--sim-timing", *timing, "Time the simulation behind each step's scene instead of listing the steps");
+  return [cmd, dir, timing]() -> int {
     if (!cmd->parsed()) return -1;
     const viz::LessonSet set = load_lessons_or_usage_error(*dir);
+    if (*timing) return print_sim_timing(set);
     if (set.lessons.empty() && set.errors.empty())
       throw UsageError("no lesson files (named like 01-name.md) in '" + (dir->empty() ? viz::default_lessons_dir().string() : *dir) + "'");
     for (size_t i = 0; i < set.lessons.size(); ++i) {
@@ -35,6 +88,7 @@ VerbRun add_lessons_verb(CLI::App& cli) {
         std::string knobs;
         for (const auto& k : l.steps[s].knobs) knobs += " " + k.name + "=" + k.value;
         if (!knobs.empty()) std::cout << "   (knobs:" << knobs << ")";
+        if (!l.steps[s].exercise.empty()) std::cout << "   [exercise: " << l.steps[s].exercise << "]";
         std::cout << "\n";
       }
     }

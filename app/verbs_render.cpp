@@ -32,6 +32,7 @@ VerbRun add_render_verb(CLI::App& cli) {
   struct Args {
     std::string lesson, out, size = "1280x800", lessons_dir;
     int step = 1, frames = 15;
+    double sim_wait = 300;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = cli.add_subcommand("render", "Draw one lesson step, the whole app frame, to a PNG without a window");
@@ -41,6 +42,8 @@ VerbRun add_render_verb(CLI::App& cli) {
   cmd->add_option("--size", args->size, "WIDTHxHEIGHT in pixels")->capture_default_str();
   cmd->add_option("--frames", args->frames, "Frames timed after 3 warm-up frames")->capture_default_str();
   cmd->add_option("--lessons-dir", args->lessons_dir, "Folder of lesson files (default: $TILESCOPE_LESSONS_DIR, else lessons/)");
+  cmd->add_option("--sim-wait", args->sim_wait, "Seconds to wait for the step's simulations (0: draw what is done)")
+      ->capture_default_str();
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
 #ifndef TILESCOPE_HAVE_GUI
@@ -49,6 +52,7 @@ VerbRun add_render_verb(CLI::App& cli) {
     // Bad input is refused before any window is opened, so it reads the same with or without a display.
     const auto [width, height] = parse_size(args->size);
     if (args->frames < 1 || args->frames > 1000) throw UsageError("--frames must be from 1 to 1000");
+    if (!(args->sim_wait >= 0)) throw UsageError("--sim-wait must be 0 or more seconds");
     if (std::filesystem::path(args->out).extension() != ".png") throw UsageError("--out '" + args->out + "' must end in .png");
     viz::LessonSet set = load_lessons_or_usage_error(args->lessons_dir);
     const int lesson = viz::find_lesson(set, args->lesson);
@@ -63,6 +67,7 @@ VerbRun add_render_verb(CLI::App& cli) {
                        std::to_string(args->step));
 #ifdef TILESCOPE_HAVE_GUI
     viz::HeadlessRenderer renderer(std::move(set));
+    renderer.set_simulation_wait(args->sim_wait);
     if (width > renderer.max_size() || height > renderer.max_size())
       throw UsageError("--size " + args->size + " is larger than this OpenGL driver allows (" +
                        std::to_string(renderer.max_size()) + " pixels a side)");
@@ -73,6 +78,9 @@ VerbRun add_render_verb(CLI::App& cli) {
     std::cout << "wrote " << args->out << " (" << width << "x" << height << "), lesson " << args->lesson << " step "
               << args->step << "; frame time " << ms << " ms (median of " << frame.frame_ms.size()
               << " frames after 3 warm-up frames, " << renderer.renderer_name() << ")\n";
+    if (frame.simulations_pending)
+      std::cout << "note: " << frame.simulations_pending << " simulation(s) still running after --sim-wait "
+                << args->sim_wait << " s: the picture shows them as running\n";
 #endif
     return 0;
   };

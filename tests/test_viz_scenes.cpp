@@ -136,6 +136,17 @@ TEST_CASE("the barrier event log is off by default and changes nothing when on",
   CHECK(plain.spans.empty());
   CHECK(plain.cycles == logged->report.cycles);
   CHECK(plain.hbm_read_bytes == logged->report.hbm_read_bytes);
+
+  // Per-tile L2 figures (the grid scene's colours) add up to the run's totals.
+  GemmRun per_tile = run;
+  per_tile.tile_l2 = true;
+  const auto tiles = simulate_gemm_run(per_tile);
+  REQUIRE(tiles->tiles.size() == 4 * 2);  // 512 / 128 x 512 / 256
+  uint64_t hit = 0, miss = 0;
+  for (const TileL2& t : tiles->tiles) hit += t.hit_bytes, miss += t.miss_bytes;
+  CHECK(hit == tiles->report.l2_hit_bytes);
+  CHECK(miss == tiles->report.hbm_read_bytes);
+  CHECK(tiles->report.cycles == plain.cycles);
 }
 
 TEST_CASE("pipeline and barrier scenes: what the simulator's spans and events show", "[viz][pipeline]") {

@@ -60,7 +60,9 @@ void exercise_panel(App& app) {
   section(app.fonts, "Exercise");
   ImGui::TextWrapped("%s (move: %s)", std::string(info->task).c_str(), std::string(info->answer_knob).c_str());
   if (!app.edited) {
-    ImGui::TextDisabled("Move the knob; the answer is checked as you go.");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour::dim_text));
+    ImGui::TextWrapped("Move the knob; the answer is checked as you go.");
+    ImGui::PopStyleColor();
     return;
   }
   const ExerciseResult r = check_exercise(step->exercise, step->state, app.state, *app.sims);

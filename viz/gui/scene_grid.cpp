@@ -52,6 +52,44 @@ struct Panel {
   }
 };
 
+// What the H100 measured for this configuration, and the simulation of that same shape when the
+// measurement was taken at another one.
+void draw_measured(const GridState& s, const GemmRun& run, const SceneContext& c, Panel& p) {
+  const GridMeasured meas = grid_measured(s.gemm, c.measured);
+  if (!meas.tflops && !meas.dram) {
+    p.line("not measured: no run of this configuration in data/measured", colour::dim_text);
+    return;
+  }
+  if (meas.tflops) {
+    const bool here = same_shape(meas.tflops->shape, run.shape);
+    p.line((here ? "" : "at " + shape_text(meas.tflops->shape) + ": ") + short_number(meas.tflops->tflops) +
+           " TFLOPS (cuBLAS " + short_number(meas.tflops->cublas_tflops) + "), " + c.measured.date);
+  } else {
+    p.line("TFLOPS: not measured", colour::dim_text);
+  }
+  if (!meas.dram) {
+    p.line("HBM bytes: not measured", colour::dim_text);
+    return;
+  }
+  const MeasuredDram& d = *meas.dram;
+  const bool here = same_shape(d.shape, run.shape);
+  p.line((here ? "" : "at " + shape_text(d.shape) + ": ") + "HBM read " + bytes_text(d.read_mean) + " (" +
+         bytes_text(d.read_min) + " to " + bytes_text(d.read_max) + ", " + std::to_string(d.runs) + " launches)");
+  if (d.time_ns > 0) p.line("HBM read bandwidth " + bytes_text(d.read_mean / (d.time_ns * 1e-9)) + "/s under Nsight Compute");
+  p.line(c.measured.dram_device + ", " + c.measured.dram_date + " (Nsight Compute)", colour::dim_text);
+  if (here) return;
+  // The measured shape simulated too, so that like is compared with like (seconds: in the background).
+  GemmRun big = gemm_run(s.gemm);
+  big.shape = d.shape;
+  const auto big_sim = c.sims.get(big);
+  if (big_sim && big_sim->error.empty())
+    p.line("simulated at " + shape_text(big.shape) + ": HBM read " + bytes_text(double(big_sim->report.hbm_read_bytes)) +
+               ", " + short_number(big_sim->report.tflops) + " TFLOPS",
+           colour::simulated);
+  else
+    p.line(sim_status(big, big_sim.get(), c.sims), colour::dim_text);
+}
+
 }  // namespace
 
 void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
@@ -62,7 +100,8 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
     return;
   }
   const GridModel m = grid_model(s, static_cast<uint32_t>(c.machine.sm_count.value), c.machine.l2_capacity.value * 1024 * 1024);
-  const GemmRun run = gemm_run(s.gemm);
+  GemmRun run = gemm_run(s.gemm);
+  run.tile_l2 = s.colour == TileColour::l2;
   const auto sim = c.sims.get(run);
   const std::string order = s.gemm.order == OrderKnob::grouped ? "grouped, " + std::to_string(s.gemm.group) + " tile rows a group"
                                                                : std::string(name_of(s.gemm.order)) + "-major";
@@ -161,39 +200,8 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   if (c.lit("simulated")) draw_highlight_frame(dl, {ImVec2(p.x, sim_top), ImVec2(p.right, p.y)});
 
   const float meas_top = p.y;
-  const GridMeasured meas = grid_measured(s.gemm, c.measured);
   p.heading("Measured on the H100", colour::measured);
-  if (!meas.tflops && !meas.dram) p.line("not measured: no run of this configuration in data/measured", colour::dim_text);
-  if (meas.tflops) {
-    const bool here = same_shape(meas.tflops->shape, run.shape);
-    p.line((here ? "" : "at " + shape_text(meas.tflops->shape) + ": ") + short_number(meas.tflops->tflops) +
-           " TFLOPS (cuBLAS " + short_number(meas.tflops->cublas_tflops) + ")");
-  } else {
-    p.line("TFLOPS: not measured", colour::dim_text);
-  }
-  if (meas.dram) {
-    const bool here = same_shape(meas.dram->shape, run.shape);
-    p.line((here ? "" : "at " + shape_text(meas.dram->shape) + ": ") + "HBM read " + bytes_text(meas.dram->read_mean) +
-           " (" + bytes_text(meas.dram->read_min) + " to " + bytes_text(meas.dram->read_max) + ", " +
-           std::to_string(meas.dram->runs) + " launches)");
-    if (meas.dram->time_ns > 0)
-      p.line("HBM read bandwidth " + bytes_text(meas.dram->read_mean / (meas.dram->time_ns * 1e-9)) + "/s under Nsight Compute");
-    // The same shape simulated, so that the two can be compared (in the background: seconds).
-    if (!here) {
-      GemmRun big = run;
-      big.shape = meas.dram->shape;
-      const auto big_sim = c.sims.get(big);
-      if (big_sim && big_sim->error.empty())
-        p.line("simulated at " + shape_text(big.shape) + ": HBM read " + bytes_text(double(big_sim->report.hbm_read_bytes)) +
-               ", " + short_number(big_sim->report.tflops) + " TFLOPS", colour::simulated);
-      else
-        p.line(sim_status(big, big_sim.get(), c.sims), colour::dim_text);
-    }
-  } else {
-    p.line("HBM bytes: not measured", colour::dim_text);
-  }
-  if (!c.measured.dram_device.empty())
-    p.line(c.measured.dram_device + ", " + c.measured.dram_date + " (Nsight Compute)", colour::dim_text);
+  draw_measured(s, run, c, p);
   if (c.lit("measured")) draw_highlight_frame(dl, {ImVec2(p.x, meas_top), ImVec2(p.right, p.y)});
 }
 

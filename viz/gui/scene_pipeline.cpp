@@ -24,6 +24,77 @@ ImU32 kind_colour(sim::OpKind k) {
   }
 }
 
+// Draws a row's bars left to right with at most about one rectangle per pixel column: bars that
+// touch and share a colour merge, a bar inside what is already painted is left out, and every bar
+// is at least a pixel wide, so a row never needs many more rectangles than it has pixels. A long run has thousands of bars, and a software renderer pays
+// for every rectangle.
+class RowPainter {
+ public:
+  RowPainter(ImDrawList* dl, float y0, float y1) : dl_(dl), y0_(y0), y1_(y1) {}
+  ~RowPainter() { flush(); }
+  void bar(float x0, float x1, ImU32 col, float inset = 0) {
+    if (x1 <= end_ && x0 >= start_) return;  // inside what is already painted
+    if (col == col_ && inset == inset_ && x0 <= end_ + 1) {
+      end_ = std::max(end_, x1);
+      return;
+    }
+    flush();
+    start_ = std::max(x0, end_), end_ = x1, col_ = col, inset_ = inset;
+  }
+
+ private:
+  void flush() {
+    if (end_ > start_) dl_->AddRectFilled(ImVec2(start_, y0_ + inset_), ImVec2(end_, y1_ - inset_), col_);
+  }
+  ImDrawList* dl_;
+  float y0_, y1_, start_ = -1e9f, end_ = -1e9f, inset_ = 0;
+  ImU32 col_ = 0;
+};
+
+struct ColouredSpan {
+  float x0, x1;  // pixels
+  ImU32 col;
+};
+
+// Zoomed far out, many spans share each pixel column: paint each column in the colour that covers
+// most of it, and merge neighbouring columns of one colour. A faithful summary at that zoom, and a
+// few rectangles instead of thousands.
+void paint_binned(ImDrawList* dl, const std::vector<ColouredSpan>& spans, float left, float right, float y0, float y1) {
+  const int columns = std::max(1, static_cast<int>(std::ceil(right - left)));
+  std::vector<ImU32> colours;
+  std::vector<float> cover;  // columns x colours
+  const auto index_of = [&](ImU32 col) {
+    const auto it = std::find(colours.begin(), colours.end(), col);
+    if (it != colours.end()) return static_cast<size_t>(it - colours.begin());
+    colours.push_back(col);
+    std::vector<float> wider(size_t(columns) * colours.size(), 0);
+    for (int c = 0; c < columns; ++c)
+      for (size_t k = 0; k + 1 < colours.size(); ++k) wider[c * colours.size() + k] = cover[c * (colours.size() - 1) + k];
+    cover.swap(wider);
+    return colours.size() - 1;
+  };
+  for (const ColouredSpan& s : spans) {
+    const size_t k = index_of(s.col);
+    const float a = std::max(s.x0, left) - left, b = std::min(s.x1, right) - left;
+    for (int c = std::max(0, static_cast<int>(a)); c < columns && c < b; ++c)
+      cover[c * colours.size() + k] += std::min(b, c + 1.0f) - std::max(a, static_cast<float>(c));
+  }
+  int run_start = 0;
+  ImU32 run_col = 0;
+  for (int c = 0; c <= columns; ++c) {
+    ImU32 col = 0;
+    if (c < columns) {
+      float best = 0;
+      for (size_t k = 0; k < colours.size(); ++k)
+        if (cover[c * colours.size() + k] > best) best = cover[c * colours.size() + k], col = colours[k];
+    }
+    if (c == columns || col != run_col) {
+      if (run_col) dl->AddRectFilled(ImVec2(left + run_start, y0), ImVec2(left + c, y1), run_col);
+      run_start = c, run_col = col;
+    }
+  }
+}
+
 struct TimeAxis {
   float x0, x1;
   double t0, t1;
@@ -105,31 +176,56 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
   const float row_h = std::min(30.0f, (bottom - top) / n_rows), bar_h = row_h - 6;
 
   dl->PushClipRect(ImVec2(ax.x0, top - 2), ImVec2(ax.x1, bottom + 2), true);
+  const float plot_px = ax.x1 - ax.x0;
   for (size_t i = 0; i < m.rows.size(); ++i) {
     const GanttRow& row = m.rows[i];
     const float y = top + i * row_h;
-    for (const GanttBar& b : row.bars) {
-      if (b.end < ax.t0 || b.start > ax.t1) continue;
-      const float x0 = ax.x(b.start), x1 = std::max(ax.x(b.end), x0 + 1);
-      if (b.kind == sim::OpKind::tma_load) {
-        // Loads overlap (several in flight): thin translucent bars, issue to landing.
-        dl->AddRectFilled(ImVec2(x0, y + 2), ImVec2(x1, y + 2 + bar_h / 2), IM_COL32(90, 170, 255, 90));
-        dl->AddLine(ImVec2(x0, y + 1), ImVec2(x0, y + bar_h), colour::tma, 1.5f);
-      } else {
-        const float inset = b.kind == sim::OpKind::mma ? 0 : bar_h * 0.25f;
-        dl->AddRectFilled(ImVec2(x0, y + 2 + inset), ImVec2(x1, y + 2 + bar_h - inset), kind_colour(b.kind));
+    const size_t shown = std::count_if(row.bars.begin(), row.bars.end(),
+                                       [&](const GanttBar& b) { return b.end >= ax.t0 && b.start <= ax.t1; });
+    if (shown > plot_px && !row.producer) {
+      std::vector<ColouredSpan> spans;
+      for (const GanttBar& b : row.bars)
+        if (b.end >= ax.t0 && b.start <= ax.t1) spans.push_back({ax.x(b.start), ax.x(b.end), kind_colour(b.kind)});
+      paint_binned(dl, spans, ax.x0, ax.x1, y + 2, y + 2 + bar_h);
+      continue;
+    }
+    // Two layers: what the warp itself is doing (thin), then its wgmma slices on the tensor pipe
+    // (full height, on top): a slice runs asynchronously, while the warp already waits for the next.
+    for (const bool mma_layer : {false, true}) {
+      RowPainter loads(dl, y + 2, y + 2 + bar_h / 2), work(dl, y + 2, y + 2 + bar_h);
+      float tick_x = -1e9f;
+      for (const GanttBar& b : row.bars) {
+        if (b.end < ax.t0 || b.start > ax.t1 || (b.kind == sim::OpKind::mma) != mma_layer) continue;
+        const float x0 = ax.x(b.start), x1 = std::max(ax.x(b.end), x0 + 1);
+        if (b.kind == sim::OpKind::tma_load) {
+          // Loads overlap (several in flight): a band while any is in flight, a tick at each issue
+          // (at most one per two pixels).
+          loads.bar(x0, x1, IM_COL32(90, 170, 255, 90));
+          if (x0 >= tick_x + 2) dl->AddLine(ImVec2(x0, y + 1), ImVec2(x0, y + bar_h), colour::tma, 1.5f), tick_x = x0;
+          continue;
+        }
+        work.bar(x0, x1, kind_colour(b.kind), mma_layer ? 0 : bar_h * 0.25f);
       }
     }
   }
   // The tensor pipe: busy (merged over the warps) and, in red, idle.
   const float ty = top + m.rows.size() * row_h;
-  for (const Interval& b : m.tensor_busy)
-    if (b.end >= ax.t0 && b.start <= ax.t1)
-      dl->AddRectFilled(ImVec2(ax.x(b.start), ty + 2), ImVec2(std::max(ax.x(b.end), ax.x(b.start) + 1), ty + 2 + bar_h), colour::mma);
-  for (const Interval& g : m.tensor_idle)
-    if (g.end >= ax.t0 && g.start <= ax.t1)
-      dl->AddRectFilled(ImVec2(ax.x(g.start), ty + 2), ImVec2(std::max(ax.x(g.end), ax.x(g.start) + 1), ty + 2 + bar_h),
-                        c.lit("idle") ? colour::highlight : colour::idle);
+  {
+    // Busy and idle alternate along the row: paint them in time order so that one painter merges both.
+    std::vector<std::pair<Interval, ImU32>> parts;
+    for (const Interval& b : m.tensor_busy) parts.push_back({b, colour::mma});
+    for (const Interval& g : m.tensor_idle) parts.push_back({g, c.lit("idle") ? colour::highlight : colour::idle});
+    std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first.start < b.first.start; });
+    if (parts.size() > plot_px) {
+      std::vector<ColouredSpan> spans;
+      for (const auto& [iv, col] : parts) spans.push_back({ax.x(iv.start), ax.x(iv.end), col});
+      paint_binned(dl, spans, ax.x0, ax.x1, ty + 2, ty + 2 + bar_h);
+    } else {
+      RowPainter pipe(dl, ty + 2, ty + 2 + bar_h);
+      for (const auto& [iv, col] : parts)
+        if (iv.end >= ax.t0 && iv.start <= ax.t1) pipe.bar(ax.x(iv.start), std::max(ax.x(iv.end), ax.x(iv.start) + 1), col);
+    }
+  }
   dl->PopClipRect();
 
   for (size_t i = 0; i < n_rows; ++i) {

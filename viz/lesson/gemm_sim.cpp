@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include <sys/resource.h>
+
 #include "sim/machine.hpp"
 #include "tiles/sched/block_order.hpp"
 
@@ -21,7 +23,7 @@ namespace ts::viz {
 
 std::string GemmRun::key() const {
   return machine + " " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " +
-         kernels::describe(cfg);
+         kernels::describe(cfg) + (tile_l2 ? " +tile-l2" : "");
 }
 
 uint64_t GemmRun::tile_iterations() const {
@@ -49,7 +51,31 @@ GemmRun gemm_run(const GemmKnobs& g) {
   return run;
 }
 
+std::optional<GemmRun> scene_run(const SceneState& state) {
+  if (const auto* s = std::get_if<PipelineState>(&state)) return gemm_run(s->gemm);
+  if (const auto* s = std::get_if<GridState>(&state)) {
+    GemmRun run = gemm_run(s->gemm);
+    run.tile_l2 = s->colour == TileColour::l2;
+    return run;
+  }
+  if (const auto* s = std::get_if<BarriersState>(&state)) return gemm_run(s->gemm);
+  if (const auto* s = std::get_if<RegistersState>(&state)) return gemm_run(s->gemm);
+  return std::nullopt;
+}
+
 namespace {
+
+// CPU time of the calling thread, in ms: unlike wall time it does not grow when other processes
+// share the cores.
+double thread_cpu_ms() {
+#ifdef RUSAGE_THREAD
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+#else
+  return 0;
+#endif
+}
 
 const sim::EngineParams& params_for(const std::string& machine) {
   static std::mutex lock;
@@ -96,6 +122,7 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
     const sim::EngineParams& p = params_for(run.machine);
     out->clock_mhz = p.clock_mhz;
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = thread_cpu_ms();
     auto grid = kernels::gemm_grid_trace(run.shape, run.cfg, static_cast<int>(p.sms));
     {
       const sim::BlockTrace probe = grid->block(0);  // the kernel's own shared memory and registers
@@ -106,14 +133,15 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
     sim::SimOptions opt;
     if (run.quick()) {
       opt.timeline_sms = kTimelineSms;
-      opt.barrier_log_sms = p.sms;  // every SM's loads, for the per-tile L2 picture
+      opt.barrier_log_sms = run.tile_l2 ? p.sms : kTimelineSms;  // every SM's loads for the per-tile L2
     }
     out->report = sim::simulate(*grid, p, opt);
     out->tiles_m = static_cast<uint32_t>(run.shape.m / 128);
     out->tiles_n = static_cast<uint32_t>(run.shape.n / run.cfg.block_n);
     out->grid = out->report.blocks;
-    if (run.quick()) tile_l2_from_events(*out);
+    if (run.quick() && run.tile_l2) tile_l2_from_events(*out);
     out->wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    out->cpu_ms = thread_cpu_ms() - cpu_start;
   } catch (const std::exception& e) {
     out->error = e.what();
   }

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +23,9 @@ struct GemmRun {
   kernels::GemmShape shape{2048, 2048, 2048};
   kernels::GemmConfig cfg{};
   std::string machine = "h100-sxm";
+  // Also count each output tile's L2 hits (the grid scene's L2 colours): logs every SM's loads,
+  // which costs time, so only the scenes that draw it ask for it.
+  bool tile_l2 = false;
   std::string key() const;
   // Tiles x k-iterations: what a simulation's cost grows with (about 60 ops each).
   uint64_t tile_iterations() const;
@@ -47,13 +51,18 @@ struct TileL2 {
 struct GemmSim {
   GemmRun run;
   sim::SimReport report;      // quick runs: spans of SMs 0..kTimelineSms-1 and barrier events of those SMs
-  std::vector<TileL2> tiles;  // quick runs: per output tile (m-major: tile_m * tiles_n + tile_n)
+  std::vector<TileL2> tiles;  // quick runs with tile_l2: per output tile (m-major: tile_m * tiles_n + tile_n)
   uint32_t tiles_m = 0, tiles_n = 0, grid = 0;
   uint32_t shared_bytes = 0, registers_per_thread = 0, threads = 0;  // what one block asks of an SM
   double clock_mhz = 0;
   double wall_ms = 0;         // how long the simulation took on this machine
+  double cpu_ms = 0;          // CPU time of the simulating thread (what wall_ms is on an idle core)
   std::string error;          // set when the simulator refused the run
 };
+
+// The simulation a scene's main picture needs (moving one of its knobs asks for another such
+// run); nothing for scenes that do not simulate, or simulate fixed rows (accuracy).
+std::optional<GemmRun> scene_run(const SceneState& state);
 
 // Runs one simulation on the calling thread (quick runs with timelines and logs).
 std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run);
