@@ -88,7 +88,7 @@ VerbRun add_sim_verb(CLI::App& cli) {
   struct Args {
     std::string kernel, order = "grouped", persistent = "on", machine, timeline;
     int64_t m = 4096, n = 4096, k = 4096;
-    int stages = 4, block_n = 256, timeline_sms = 2;
+    int stages = 4, block_n = 256, consumers = 2, timeline_sms = 2;
     bool json = false, stats = false, b_col_major = false;
   };
   auto a = std::make_shared<Args>();
@@ -99,6 +99,7 @@ VerbRun add_sim_verb(CLI::App& cli) {
   cmd->add_option("--k", a->k, "Columns of A, rows of B");
   cmd->add_option("--stages", a->stages, "Pipeline stages, 1..4");
   cmd->add_option("--block-n", a->block_n, "Output tile width, 128 or 256");
+  cmd->add_option("--consumers", a->consumers, "Consumer warpgroups of 64 rows, 1 or 2");
   cmd->add_option("--order", a->order, "Block order: row, col, grouped, grouped:G");
   cmd->add_option("--persistent", a->persistent, "on: one block per SM looping over tiles; off: one block per tile");
   cmd->add_flag("--b-col-major", a->b_col_major, "B stored N x K");
@@ -113,6 +114,7 @@ VerbRun add_sim_verb(CLI::App& cli) {
     kernels::GemmConfig cfg;
     cfg.stages = a->stages;
     cfg.block_n = a->block_n;
+    cfg.consumers = a->consumers;
     cfg.b_row_major = !a->b_col_major;
     const auto order = sched::parse_order(a->order);
     if (!order) throw UsageError("unknown order '" + a->order + "' (expected row, col, grouped or grouped:G)");
@@ -182,6 +184,7 @@ VerbRun add_compare_verb(CLI::App& cli) {
       kernels::GemmConfig cfg;
       cfg.stages = row.at("stages");
       cfg.block_n = row.at("block_n");
+      cfg.consumers = row.value("consumers", 2);
       cfg.persistent = row.at("persistent");
       cfg.b_row_major = row.at("b_row_major");
       cfg.out = row.at("out") == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;

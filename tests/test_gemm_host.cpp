@@ -131,6 +131,23 @@ TEST_CASE("host GEMM is right in every block order, persistent or not", "[host][
     }
 }
 
+TEST_CASE("host GEMM with one consumer warpgroup (64-row tiles)", "[host][gemm]") {
+  const Inputs in = make_inputs({200, 264, 136}, true, 7);
+  for (int stages : {1, 3}) {
+    GemmConfig cfg;
+    cfg.consumers = 1;
+    cfg.stages = stages;
+    cfg.out = OutType::fp32;
+    INFO(name(in.s, cfg, 2));
+    const Result r = run(in, cfg, 2);
+    CHECK(r.unwritten == 0);
+    CHECK(r.rel_frobenius < 1e-5);
+  }
+  GemmConfig bad;
+  bad.consumers = 3;
+  CHECK(validate({128, 128, 128}, bad).find("consumers") != std::string::npos);
+}
+
 TEST_CASE("host GEMM refuses what the device launcher refuses", "[host][gemm]") {
   std::vector<bf16> a(128 * 128), b(128 * 128);
   std::vector<float> c(128 * 128);

@@ -1,6 +1,6 @@
 #pragma once
 // bf16 GEMM, C = A B, on the pipeline template: one producer warpgroup streams 64-deep slices of
-// A and B by TMA; each of two consumer warpgroups owns 64 rows of a 128 x BN output tile and
+// A and B by TMA; each of Consumers (1 or 2) consumer warpgroups owns 64 rows of the output tile and
 // multiplies with wgmma; the epilogue stages C through shared memory and stores it by TMA.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include "tiles/tiles.hpp"
@@ -8,9 +8,9 @@
 
 namespace ts::kernels {
 
-template <int BlockN, int Stages, bool BRowMajor, class TC>
+template <int BlockN, int Stages, bool BRowMajor, class TC, int Consumers = 2>
 struct gemm {
-  static constexpr int consumers = 2, block_m = 64 * consumers, block_n = BlockN, block_k = 64;
+  static constexpr int consumers = Consumers, block_m = 64 * consumers, block_n = BlockN, block_k = 64;
   static constexpr int stages = Stages, producer_registers = 40, consumer_registers = 232;
   // C leaves in column chunks that fill 16 KB of staging per consumer. (Two 8 KB buffers, so that
   // the warps fill one while TMA reads the other, measured 10-20% slower on skinny shapes on the

@@ -13,7 +13,8 @@ enum class OutType { bf16, fp32 };
 
 struct GemmConfig {
   int stages = 4;        // 1..4
-  int block_n = 256;     // 128 or 256; block_m is 128 (two consumer warpgroups of 64 rows)
+  int block_n = 256;     // 128 or 256
+  int consumers = 2;     // consumer warpgroups of 64 rows each (1 or 2): block_m = 64 * consumers
   bool persistent = true;
   sched::OrderSpec order{sched::Order::grouped, 8};
   bool b_row_major = true;  // B stored K x N (row-major) or N x K ("column-major" B)

@@ -148,6 +148,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
       }
     GemmConfig bt = best; bt.b_row_major = false; add("layout", 8192, 8192, 8192, bt);
     GemmConfig n128 = best; n128.block_n = 128; add("tile", 4096, 4096, 4096, n128); add("tile", 4096, 4096, 256, n128);
+    GemmConfig one = best; one.consumers = 1; add("tile", 4096, 4096, 4096, one);
   }
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
@@ -200,8 +201,8 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
       out << "    {\"group\": \"" << r.group << "\", \"m\": " << r.shape.m << ", \"n\": " << r.shape.n << ", \"k\": "
-          << r.shape.k << ", \"stages\": " << r.cfg.stages << ", \"block_m\": 128, \"block_n\": " << r.cfg.block_n
-          << ", \"block_k\": 64, \"consumers\": 2, \"persistent\": " << (r.cfg.persistent ? "true" : "false")
+          << r.shape.k << ", \"stages\": " << r.cfg.stages << ", \"block_m\": " << 64 * r.cfg.consumers << ", \"block_n\": " << r.cfg.block_n
+          << ", \"block_k\": 64, \"consumers\": " << r.cfg.consumers << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
           << ", \"order\": \"" << sched::order_name(r.cfg.order.order) << "\", \"group_size\": " << r.cfg.order.group
           << ", \"b_row_major\": " << (r.cfg.b_row_major ? "true" : "false") << ", \"out\": \""
           << (r.cfg.out == OutType::bf16 ? "bf16" : "fp32") << "\", \"median_ms\": " << r.ms << ", \"tflops\": " << r.tflops

@@ -10,6 +10,7 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
   if (s.m > (1ll << 31) || s.n > (1ll << 31) || s.k > (1ll << 31)) return "M, N and K must be below 2^31";
   if (cfg.stages < 1 || cfg.stages > 4) return "stages must be 1..4, got " + std::to_string(cfg.stages);
   if (cfg.block_n != 128 && cfg.block_n != 256) return "block_n must be 128 or 256, got " + std::to_string(cfg.block_n);
+  if (cfg.consumers != 1 && cfg.consumers != 2) return "consumers must be 1 or 2, got " + std::to_string(cfg.consumers);
   if (s.k % 8 != 0) return "K must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.k);
   if (s.n % 8 != 0) return "N must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.n);
   if (cfg.order.order == sched::Order::grouped && cfg.order.group <= 0) return "group size must be positive";
@@ -19,7 +20,7 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
 std::string describe(const GemmConfig& cfg) {
   std::string order = sched::order_name(cfg.order.order);
   if (cfg.order.order == sched::Order::grouped) order += ":" + std::to_string(cfg.order.group);
-  return "tile 128x" + std::to_string(cfg.block_n) + "x64 stages " + std::to_string(cfg.stages) + " order " + order +
+  return "tile " + std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + "x64 stages " + std::to_string(cfg.stages) + " order " + order +
          (cfg.persistent ? " persistent" : " non-persistent") + (cfg.b_row_major ? " B row-major" : " B col-major") +
          (cfg.out == OutType::bf16 ? " C bf16" : " C fp32");
 }

@@ -30,19 +30,24 @@ static typename K::globals make_globals(const void* a, const void* b, void* c, c
 }
 
 namespace dispatch {
-template <int BN, bool BRow, class TC, class F>
+template <int BN, bool BRow, class TC, int C, class F>
 static void stages(const GemmConfig& cfg, F& f) {
   switch (cfg.stages) {
-    case 1: return f.template operator()<gemm<BN, 1, BRow, TC>>();
-    case 2: return f.template operator()<gemm<BN, 2, BRow, TC>>();
-    case 3: return f.template operator()<gemm<BN, 3, BRow, TC>>();
-    default: return f.template operator()<gemm<BN, 4, BRow, TC>>();
+    case 1: return f.template operator()<gemm<BN, 1, BRow, TC, C>>();
+    case 2: return f.template operator()<gemm<BN, 2, BRow, TC, C>>();
+    case 3: return f.template operator()<gemm<BN, 3, BRow, TC, C>>();
+    default: return f.template operator()<gemm<BN, 4, BRow, TC, C>>();
   }
+}
+template <int BN, bool BRow, class TC, class F>
+static void consumers(const GemmConfig& cfg, F& f) {
+  if (cfg.consumers == 1) stages<BN, BRow, TC, 1>(cfg, f);
+  else stages<BN, BRow, TC, 2>(cfg, f);
 }
 template <bool BRow, class TC, class F>
 static void block_n(const GemmConfig& cfg, F& f) {
-  if (cfg.block_n == 128) stages<128, BRow, TC>(cfg, f);
-  else stages<256, BRow, TC>(cfg, f);
+  if (cfg.block_n == 128) consumers<128, BRow, TC>(cfg, f);
+  else consumers<256, BRow, TC>(cfg, f);
 }
 }  // namespace dispatch
 

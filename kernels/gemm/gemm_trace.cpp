@@ -67,8 +67,8 @@ class GemmGrid final : public sim::GridTrace {
 
 std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape& s, const GemmConfig& cfg, int sms) {
   if (const std::string why = validate(s, cfg); !why.empty()) throw std::invalid_argument(why);
-  if (s.m % 128 != 0 || s.n % cfg.block_n != 0 || s.k % 64 != 0)
-    throw std::invalid_argument("the simulator times whole tiles: M must be a multiple of 128, N of " +
+  if (s.m % (64 * cfg.consumers) != 0 || s.n % cfg.block_n != 0 || s.k % 64 != 0)
+    throw std::invalid_argument("the simulator times whole tiles: M must be a multiple of " + std::to_string(64 * cfg.consumers) + ", N of " +
                                 std::to_string(cfg.block_n) + " and K of 64; got " + std::to_string(s.m) + "x" +
                                 std::to_string(s.n) + "x" + std::to_string(s.k));
   if (sms <= 0) throw std::invalid_argument("gemm_grid_trace: sms must be positive");

@@ -26,7 +26,8 @@ TEST_CASE("GEMM matches cuBLAS on fresh random inputs, every output written", "[
     GemmShape shape;
     GemmConfig cfg;
   };
-  GemmConfig row{}, col{}, small{}, rowmajor_order{};
+  GemmConfig row{}, col{}, small{}, rowmajor_order{}, one_consumer{};
+  one_consumer.consumers = 1;
   col.b_row_major = false;
   small.block_n = 128;
   small.stages = 2;
@@ -34,7 +35,7 @@ TEST_CASE("GEMM matches cuBLAS on fresh random inputs, every output written", "[
   rowmajor_order.persistent = false;
   const Case cases[] = {
       {{256, 256, 64}, row},     {{1024, 768, 512}, row},  {{512, 512, 256}, col},  {{384, 640, 192}, small},
-      {{200, 264, 136}, row},    {{129, 136, 72}, col},    {{1000, 1000, 1000}, small}, {{2048, 2048, 2048}, rowmajor_order},
+      {{200, 264, 136}, row},    {{129, 136, 72}, col},    {{1000, 1000, 1000}, small}, {{2048, 2048, 2048}, rowmajor_order}, {{320, 512, 256}, one_consumer},
   };
   unsigned seed = 42;
   for (const auto& c : cases) {
