@@ -118,17 +118,25 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   const ImVec2 o = grid_area.min;
   const bool by_l2 = s.colour == TileColour::l2 && sim && sim->error.empty() && !sim->tiles.empty();
   const bool labels = cw >= 22 && ch >= 14;
+  // Large grids (16384^3: 8192 tiles) have small cells: no gaps then, and a run of cells of one
+  // colour along a row is one rectangle, because a software renderer pays for each.
+  const bool gaps = cw > 5 && ch > 5;
+  const auto fill_of = [&](size_t at) {
+    return by_l2 ? hit_colour(sim->tiles[at].hit_rate()) : wave_colour(m.wave_of[at], m.wave_of[at] == m.wave);
+  };
   for (uint32_t tm = 0; tm < m.tiles_m; ++tm)
-    for (uint32_t tn = 0; tn < m.tiles_n; ++tn) {
+    for (uint32_t tn = 0; tn < m.tiles_n;) {
       const size_t at = size_t(tm) * m.tiles_n + tn;
-      const bool marked = m.wave_of[at] == m.wave;
-      const ImU32 fill = by_l2 ? hit_colour(sim->tiles[at].hit_rate()) : wave_colour(m.wave_of[at], marked);
-      const ImVec2 p0(o.x + tn * cw, o.y + tm * ch), p1(p0.x + cw - (cw > 4 ? 1 : 0), p0.y + ch - (ch > 4 ? 1 : 0));
+      const ImU32 fill = fill_of(at);
+      uint32_t end = tn + 1;
+      while (!gaps && end < m.tiles_n && fill_of(size_t(tm) * m.tiles_n + end) == fill) ++end;
+      const ImVec2 p0(o.x + tn * cw, o.y + tm * ch), p1(o.x + end * cw - (gaps ? 1 : 0), p0.y + ch - (gaps ? 1 : 0));
       dl->AddRectFilled(p0, p1, fill);
       if (labels) {
         const std::string t = std::to_string(m.order_of[at]);
         text_at(dl, f.small, ImVec2(p0.x + 2, p0.y + (ch - 14) / 2), colour::black, t);
       }
+      tn = end;
     }
   const Rect tiles{o, ImVec2(o.x + m.tiles_n * cw, o.y + m.tiles_m * ch)};
   // Coloured by L2, the marked wave's tiles get a frame instead (few enough to draw each).

@@ -186,8 +186,12 @@ std::shared_ptr<const GemmSim> SimCache::get_now(const GemmRun& run) {
   if (refused(run)) return nullptr;
   std::unique_lock<std::mutex> guard(lock_);
   const std::string key = run.key();
-  idle_.wait(guard, [&] { return done_.count(key) > 0; });
-  return done_[key];
+  std::shared_ptr<const GemmSim> result;
+  idle_.wait(guard, [&] {
+    if (auto it = done_.find(key); it != done_.end()) result = it->second;
+    return result != nullptr;
+  });
+  return result;
 }
 
 size_t SimCache::pending() const {
@@ -214,6 +218,11 @@ void SimCache::work(bool quick_lane) {
     auto result = simulate_gemm_run(run);
     guard.lock();
     done_[run.key()] = std::move(result);
+    done_order_.push_back(run.key());
+    while (done_order_.size() > kKept) {
+      done_.erase(done_order_.front());  // a scene that still wants it asks again
+      done_order_.pop_front();
+    }
     --running_;
     idle_.notify_all();
   }

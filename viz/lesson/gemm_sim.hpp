@@ -87,12 +87,15 @@ class SimCache {
   // Only quick runs: slow ones are refused (get returns nullptr and `refused` says so).
   bool slow_allowed = true;
   bool refused(const GemmRun& run) const { return !slow_allowed && !run.quick(); }
+  // Results kept; past that the oldest go (a quick run with its timeline is a few MB).
+  static constexpr size_t kKept = 64;
 
  private:
   void work(bool quick_lane);
   mutable std::mutex lock_;
   std::condition_variable wake_, idle_;
   std::map<std::string, std::shared_ptr<const GemmSim>> done_;
+  std::deque<std::string> done_order_;  // oldest first
   std::deque<GemmRun> quick_, slow_;
   size_t running_ = 0;
   bool stop_ = false;
