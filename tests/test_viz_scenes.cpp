@@ -318,3 +318,14 @@ TEST_CASE("lesson steps point at kernel source lines that exist", "[viz][lessons
         CHECK(file->lines.at(s.source_line - 1).find(s.source_text) != std::string::npos);
       }
 }
+
+TEST_CASE("a knob change re-simulates the pipeline scene's GEMM quickly (the figure is reported)", "[viz][timing]") {
+  // The knob budget is 100 ms on an idle core (data/measured/viz-lessons-timing.txt); CI machines
+  // vary and share their cores, so the test reports the figure and only catches gross regressions.
+  GemmKnobs g{2048, 2048, 2048, 3};
+  const auto sim = simulate_gemm_run(gemm_run(g));
+  REQUIRE(sim->error.empty());
+  WARN("re-simulating 2048^3 with 3 stages: " << sim->wall_ms << " ms wall, " << sim->cpu_ms << " ms CPU, "
+                                                << sim->report.ops << " ops");
+  CHECK(sim->wall_ms < 2000);
+}
