@@ -306,9 +306,7 @@ class Engine {
           break;
         }
         case OpKind::tma_load: {
-          const double start = std::max(w.time, sm.tma_free);
-          sm.tma_free = start + p_.tma_issue_cycles;
-          sm.tma_busy += p_.tma_issue_cycles;
+          const double start = issue_tma(sm, w.time);
           const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
           // SMs are wired to partitions in contiguous halves (which SM sits where is not published).
           const bool hit = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
@@ -336,9 +334,7 @@ class Engine {
           break;
         }
         case OpKind::tma_store: {
-          const double start = std::max(w.time, sm.tma_free);
-          sm.tma_free = start + p_.tma_issue_cycles;
-          sm.tma_busy += p_.tma_issue_cycles;
+          const double start = issue_tma(sm, w.time);
           const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
           // The store leaves through the same TMA port as loads come in; shared memory is read as
           // fast as the port and the L2 take the bytes.
@@ -436,6 +432,14 @@ class Engine {
     auto it = store_costs_.find(key);
     if (it == store_costs_.end()) it = store_costs_.emplace(key, fragment_store_cost(s)).first;
     return it->second;
+  }
+
+  // A box goes through the SM's TMA unit one at a time: returns when this one issues.
+  double issue_tma(Sm& sm, double ready) {
+    const double start = std::max(ready, sm.tma_free);
+    sm.tma_free = start + p_.tma_issue_cycles;
+    sm.tma_busy += p_.tma_issue_cycles;
+    return start;
   }
 
   void retire(uint32_t slot, double t) {

@@ -6,19 +6,10 @@
 #include <cstdio>
 
 #include "kernels/gemm/gemm_bench.hpp"
+#include "tests/gpu/gpu_available.hpp"
 
 using namespace ts::kernels;
 
-namespace {
-bool have_gpu() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-    std::fprintf(stderr, "*** GPU TESTS SKIPPED: no CUDA device on this machine ***\n");
-    return false;
-  }
-  return true;
-}
-}  // namespace
 
 TEST_CASE("GEMM matches cuBLAS on fresh random inputs, every output written", "[gpu]") {
   if (!have_gpu()) return;

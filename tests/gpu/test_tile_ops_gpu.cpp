@@ -12,20 +12,12 @@
 #include <random>
 #include <vector>
 
+#include "tests/gpu/gpu_available.hpp"
 #include "tests/gpu/tile_ops_kernels.hpp"
 
 using namespace tile_ops_gpu;
 
 namespace {
-
-bool have_gpu() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
-    std::fprintf(stderr, "*** GPU TESTS SKIPPED: no CUDA device on this machine ***\n");
-    return false;
-  }
-  return true;
-}
 
 // The GPU's expf/exp2f are within 2 ulp, so an fp32 result may be 2 ulp off and a 16-bit one
 // may round to the neighbour of the correctly rounded value.
