@@ -329,3 +329,16 @@ TEST_CASE("a knob change re-simulates the pipeline scene's GEMM quickly (the fig
                                                 << sim->report.ops << " ops");
   CHECK(sim->wall_ms < 2000);
 }
+
+TEST_CASE("grid: measurements of another shape are shown only for shapes the H100 never ran", "[viz][grid]") {
+  const MeasuredData& d = measured_data();
+  // 4096 x 4096 x 64 was measured persistent only: one block per tile there is "not measured",
+  // not the 16384^3 run of the block-order sweep.
+  const GridMeasured skinny = grid_measured({4096, 4096, 64, 4, 256, OrderKnob::grouped, 8, false}, d);
+  CHECK(skinny.tflops == nullptr);
+  CHECK(skinny.dram == nullptr);
+  // A small stand-in shape borrows the block-order sweep's figures, with their own shape.
+  const GridMeasured stand_in = grid_measured({512, 16384, 2048, 4, 256, OrderKnob::row, 1, true}, d);
+  REQUIRE(stand_in.tflops != nullptr);
+  CHECK(stand_in.tflops->shape.m == 16384);
+}

@@ -46,7 +46,9 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
 GridMeasured grid_measured(const GemmKnobs& knobs, const MeasuredData& measured) {
   const GemmRun run = gemm_run(knobs);
   GridMeasured out{find_measured(measured, run.shape, run.cfg), find_measured_dram(measured, run.shape, run.cfg)};
-  if (out.tflops || out.dram) return out;
+  const bool shape_measured = std::any_of(measured.gemm.begin(), measured.gemm.end(),
+                                          [&](const MeasuredGemm& row) { return same_shape(row.shape, run.shape); });
+  if (out.tflops || out.dram || shape_measured) return out;
   // The H100 never ran this shape in any configuration (a scene's small stand-in): show the same
   // configuration where the block-order sweep measured it, at 16384^3, with that shape said.
   for (const auto& row : measured.gemm)
