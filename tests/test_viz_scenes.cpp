@@ -116,6 +116,11 @@ TEST_CASE("measured: gemm.json rows are found by shape and configuration, others
   g = {2048, 2048, 2048, 1};  // never run with one stage at 2048^3
   const GemmRun other = gemm_run(g);
   CHECK(find_measured(d, other.shape, other.cfg) == nullptr);
+  // The consumers knob tells rows apart: a 64-row tile is not the 128-row one.
+  GemmRun one = gemm_run({4096, 4096, 4096, 4});
+  CHECK(find_measured(d, one.shape, one.cfg)->cfg.consumers == 2);
+  one.cfg.consumers = 1;
+  if (const MeasuredGemm* row = find_measured(d, one.shape, one.cfg)) CHECK(row->cfg.consumers == 1);
 }
 
 TEST_CASE("the barrier event log is off by default and changes nothing when on", "[viz][sim]") {

@@ -27,7 +27,8 @@ std::string GemmRun::key() const {
 }
 
 uint64_t GemmRun::tile_iterations() const {
-  const uint64_t tiles_m = (shape.m + 127) / 128, tiles_n = (shape.n + cfg.block_n - 1) / cfg.block_n;
+  const uint64_t block_m = 64 * cfg.consumers;
+  const uint64_t tiles_m = (shape.m + block_m - 1) / block_m, tiles_n = (shape.n + cfg.block_n - 1) / cfg.block_n;
   return tiles_m * tiles_n * uint64_t((shape.k + 63) / 64);
 }
 
@@ -136,7 +137,7 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
       opt.barrier_log_sms = run.tile_l2 ? p.sms : kTimelineSms;  // every SM's loads for the per-tile L2
     }
     out->report = sim::simulate(*grid, p, opt);
-    out->tiles_m = static_cast<uint32_t>(run.shape.m / 128);
+    out->tiles_m = static_cast<uint32_t>(run.shape.m / (64 * run.cfg.consumers));
     out->tiles_n = static_cast<uint32_t>(run.shape.n / run.cfg.block_n);
     out->grid = out->report.blocks;
     if (run.quick() && run.tile_l2) tile_l2_from_events(*out);

@@ -18,6 +18,7 @@ kernels::GemmConfig config_of(const json& row) {
   kernels::GemmConfig cfg;
   cfg.stages = row.value("stages", 4);
   cfg.block_n = row.value("block_n", 256);
+  cfg.consumers = row.value("consumers", 2);  // rows from before the knob existed had two
   cfg.persistent = row.value("persistent", true);
   cfg.b_row_major = row.value("b_row_major", true);
   cfg.out = row.value("out", std::string("bf16")) == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;
@@ -121,7 +122,7 @@ const MeasuredData& measured_data() {
 bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b) {
   if (a.order.order != b.order.order) return false;
   if (a.order.order == sched::Order::grouped && a.order.group != b.order.group) return false;
-  return a.stages == b.stages && a.block_n == b.block_n && a.persistent == b.persistent &&
+  return a.stages == b.stages && a.block_n == b.block_n && a.consumers == b.consumers && a.persistent == b.persistent &&
          a.b_row_major == b.b_row_major && a.out == b.out;
 }
 
@@ -145,7 +146,8 @@ const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::Gem
 std::string short_config(const kernels::GemmConfig& cfg) {
   std::string order = sched::order_name(cfg.order.order);
   if (cfg.order.order == sched::Order::grouped) order += ":" + std::to_string(cfg.order.group);
-  return "128x" + std::to_string(cfg.block_n) + ", " + std::to_string(cfg.stages) + " stage" + (cfg.stages > 1 ? "s" : "") +
+  return std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + ", " + std::to_string(cfg.stages) +
+         " stage" + (cfg.stages > 1 ? "s" : "") +
          ", " + order + (cfg.persistent ? ", persistent" : ", one block per tile") +
          (cfg.b_row_major ? "" : ", B col-major") + (cfg.out == kernels::OutType::bf16 ? "" : ", C fp32");
 }
