@@ -46,13 +46,7 @@ EngineParams simple_params() {
 }
 
 TraceOp op(OpKind k, uint32_t barrier = 0, uint32_t count = 0, uint64_t bytes = 0, uint64_t flops = 0) {
-  TraceOp o;
-  o.kind = k;
-  o.barrier = barrier;
-  o.count = count;
-  o.bytes = bytes;
-  o.flops = flops;
-  return o;
+  return make_op(k, barrier, count, bytes, flops);
 }
 
 TraceOp load(uint32_t barrier, uint64_t offset, uint32_t rows = 128, uint32_t row_bytes = 128) {

@@ -73,7 +73,7 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
   for (int j = 0; j < blocks; ++j) {
     const int64_t c0 = int64_t{idx.c} * ST::cols + int64_t{j} * ST::block_cols;
     const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(ST::block_cols, m.dims[3] - c0));
-    sim::TraceOp op = host::trace_op(kind, barrier_id, 0, uint64_t{ST::rows} * ST::block_cols * sizeof(T));
+    sim::TraceOp op = sim::make_op(kind, barrier_id, 0, uint64_t{ST::rows} * ST::block_cols * sizeof(T));
     op.box.tensor = static_cast<uint32_t>(reinterpret_cast<std::uintptr_t>(m.ptr) >> 4);
     op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
     op.box.rows = static_cast<uint32_t>(rows);
@@ -99,7 +99,7 @@ template <SharedTile ST>
 inline void store_async(const map<ST>& m, const ST& src, coord idx) {
   if (host::tracing()) {
     trace_boxes(sim::OpKind::tma_store, m, idx, host::smem_offset(src.data));
-    return host::emit(host::trace_op(sim::OpKind::tma_store_commit));
+    return host::emit(sim::make_op(sim::OpKind::tma_store_commit));
   }
   const int64_t r0 = int64_t{idx.r} * ST::rows, c0 = int64_t{idx.c} * ST::cols;
   for (int r = 0; r < ST::rows; ++r)
@@ -109,10 +109,10 @@ inline void store_async(const map<ST>& m, const ST& src, coord idx) {
 
 // Stores are done when issued.
 template <int N = 0> inline void store_async_read_wait() {
-  if (host::tracing()) host::emit(host::trace_op(sim::OpKind::tma_store_wait, 0, N));
+  if (host::tracing()) host::emit(sim::make_op(sim::OpKind::tma_store_wait, 0, N));
 }
 template <int N = 0> inline void store_async_wait() {
-  if (host::tracing()) host::emit(host::trace_op(sim::OpKind::tma_store_wait, 1, N));
+  if (host::tracing()) host::emit(sim::make_op(sim::OpKind::tma_store_wait, 1, N));
 }
 
 }  // namespace cpu_backend

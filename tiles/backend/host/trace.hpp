@@ -28,17 +28,6 @@ inline void emit(const sim::TraceOp& op) {
   if (me.trace->size() >= me.trace_batch) me.back = std::move(me.back).resume();
 }
 
-inline sim::TraceOp trace_op(sim::OpKind kind, uint32_t barrier = 0, uint32_t count = 0, uint64_t bytes = 0,
-                             uint64_t flops = 0) {
-  sim::TraceOp op;
-  op.kind = kind;
-  op.barrier = barrier;
-  op.count = count;
-  op.bytes = bytes;
-  op.flops = flops;
-  return op;
-}
-
 // One block of a kernel in trace mode; next_batch(w) pulls warp w's ops in program order.
 class TracedBlock {
  public:

@@ -56,4 +56,15 @@ struct TraceOp {
   SmemFragmentStore store{};  // smem_store
 };
 
+// An op with its scalar fields set (box and store left empty): how the emitter and tests build them.
+inline TraceOp make_op(OpKind kind, uint32_t barrier = 0, uint32_t count = 0, uint64_t bytes = 0, uint64_t flops = 0) {
+  TraceOp op;
+  op.kind = kind;
+  op.barrier = barrier;
+  op.count = count;
+  op.bytes = bytes;
+  op.flops = flops;
+  return op;
+}
+
 }  // namespace ts::sim
