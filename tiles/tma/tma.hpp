@@ -7,6 +7,18 @@
 #include "tiles/types/global.hpp"
 #include "tiles/types/shared.hpp"
 
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace ts::tma {
+// What both backends' make_map refuse first: TMA strides rows in whole 16-byte units.
+inline void check_row_bytes(int64_t cols, std::size_t elem_bytes) {
+  if ((cols * static_cast<int64_t>(elem_bytes)) % 16 != 0)
+    throw std::invalid_argument("TMA needs rows of a multiple of 16 bytes; got " + std::to_string(cols) + " columns");
+}
+}  // namespace ts::tma
+
 #if defined(__CUDACC__)
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -57,8 +69,7 @@ template <SharedTile ST, class GL>
 map<ST> make_map(const GL& g) {
   using T = typename ST::dtype;
   static_assert(std::is_same_v<T, typename GL::dtype>, "tma::make_map: tile and global element types differ");
-  if ((g.cols() * sizeof(T)) % 16 != 0)
-    throw std::invalid_argument("TMA needs rows of a multiple of 16 bytes; got " + std::to_string(g.cols()) + " columns");
+  check_row_bytes(g.cols(), sizeof(T));
   map<ST> m{};
   const cuuint64_t dims[4] = {static_cast<cuuint64_t>(g.cols()), static_cast<cuuint64_t>(g.rows()),
                               static_cast<cuuint64_t>(g.heads()), static_cast<cuuint64_t>(g.batch())};

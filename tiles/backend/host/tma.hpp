@@ -43,8 +43,7 @@ template <SharedTile ST, class GL>
 map<ST> make_map(const GL& g) {
   using T = typename ST::dtype;
   static_assert(std::is_same_v<T, typename GL::dtype>, "tma::make_map: tile and global element types differ");
-  if ((g.cols() * sizeof(T)) % 16 != 0)
-    throw std::invalid_argument("TMA needs rows of a multiple of 16 bytes; got " + std::to_string(g.cols()) + " columns");
+  check_row_bytes(g.cols(), sizeof(T));
   if (g.ptr == nullptr) throw std::runtime_error("tma::make_map: the global address is null");
   if (reinterpret_cast<std::uintptr_t>(g.ptr) % 16 != 0)
     throw std::runtime_error("tma::make_map: the global address must be 16-byte aligned (cuTensorMapEncodeTiled refuses it)");
