@@ -38,6 +38,10 @@ std::string_view op_name(OpKind k) {
 
 namespace {
 
+bool uses_shared_unit(OpKind k) {
+  return k == OpKind::mma || k == OpKind::tma_load || k == OpKind::tma_store || k == OpKind::smem_store;
+}
+
 // Wavefronts (and conflicts) of a warp's fragment store, instruction by instruction, through the
 // bank model on the tile's own layout: the same swizzle the GPU uses.
 struct StoreCost {
@@ -67,7 +71,7 @@ StoreCost fragment_store_cost(const SmemFragmentStore& s) {
 struct Barrier {
   uint32_t count = 0, arrivals = 0, phase = 0;
   int64_t tx = 0;
-  double landed = 0, completed_at = 0;
+  double arrived = 0, landed = 0, completed_at = 0;  // latest arrival and landing of this phase
   std::vector<uint32_t> waiters;
   uint32_t id = 0;  // for the barrier event log only
 };
@@ -188,8 +192,11 @@ class Engine {
     return *b;
   }
 
-  void arrive(uint32_t block, Barrier& b, uint32_t by_warp = 0) {
+  // Warps may run ahead of the event clock through ops that touch no shared unit, so an arrival
+  // carries its own time; the phase completes at the latest arrival (or landing), not at now_.
+  void arrive(uint32_t block, Barrier& b, double time, uint32_t by_warp = 0) {
     ++b.arrivals;
+    b.arrived = std::max(b.arrived, time);
     maybe_complete(block, b, by_warp);
   }
 
@@ -198,8 +205,8 @@ class Engine {
     b.arrivals = 0;
     b.tx = 0;
     ++b.phase;
-    b.completed_at = std::max(now_, b.landed);
-    b.landed = 0;
+    b.completed_at = std::max({now_, b.arrived, b.landed});
+    b.arrived = b.landed = 0;
     log_barrier(BarrierEvent::Kind::phase_complete, block, by_warp, b, b.completed_at);
     for (uint32_t w : b.waiters) {
       push(b.completed_at + p_.barrier_latency, w);
@@ -265,6 +272,15 @@ class Engine {
         ++report_.ops;
       }
       const TraceOp& op = *w.op;
+      // Shared units (tensor pipe, TMA, LSU, L2, HBM) must see requests in time order; every other
+      // op carries its own time, so a warp runs ahead through those and yields only here.
+      if (uses_shared_unit(op.kind) && w.time > now_) {
+        if (!events_.empty() && events_.top().time < w.time) {
+          push(w.time, wid);
+          return;
+        }
+        now_ = w.time;
+      }
       switch (op.kind) {
         case OpKind::barrier_init: {
           Barrier* found = blk.find_barrier(op.barrier);
@@ -276,14 +292,14 @@ class Engine {
         case OpKind::arrive: {
           Barrier& b = barrier(w.block, op.barrier);
           log_barrier(BarrierEvent::Kind::arrive, w.block, w.index, b, w.time);
-          arrive(w.block, b, w.index);
+          arrive(w.block, b, w.time, w.index);
           break;
         }
         case OpKind::expect_bytes: {
           Barrier& b = barrier(w.block, op.barrier);
           b.tx += static_cast<int64_t>(op.bytes);
           log_barrier(BarrierEvent::Kind::expect_bytes, w.block, w.index, b, w.time, op.bytes);
-          arrive(w.block, b, w.index);
+          arrive(w.block, b, w.time, w.index);
           break;
         }
         case OpKind::wait: {
@@ -297,11 +313,8 @@ class Engine {
           if (w.time < b.completed_at + p_.barrier_latency) {  // completed, but its bytes land later
             if (!w.blocked) log_barrier(BarrierEvent::Kind::wait_begin, w.block, w.index, b, w.time);
             log_barrier(BarrierEvent::Kind::wake, w.block, w.index, b, b.completed_at + p_.barrier_latency);
-            block_warp(w);
+            span(w, op.kind, w.time, b.completed_at + p_.barrier_latency);
             w.time = b.completed_at + p_.barrier_latency;
-            w.has_op = false;
-            push(w.time, wid);
-            return;
           }
           break;
         }
@@ -412,15 +425,6 @@ class Engine {
         case OpKind::set_registers: break;
       }
       w.has_op = false;
-      // Let other actors catch up when this warp has moved ahead in time, so that shared units
-      // (tensor pipe, TMA, L2, HBM) see requests in time order.
-      if (w.time > now_) {
-        if (!events_.empty() && events_.top().time < w.time) {
-          push(w.time, wid);
-          return;
-        }
-        now_ = w.time;  // nothing else happens before: carry on without a trip through the queue
-      }
     }
   }
 

@@ -348,6 +348,61 @@ __global__ void tma_stream_kernel(const __grid_constant__ tma::map<TmaTile> map,
   timing[blockIdx.x] = {c1 - c0, t1 - t0, sm_id(), 0};
 }
 
+// TMA stores, as the GEMM's epilogue issues them: one thread stores 16 KB boxes from a ring of
+// kStoreStages shared buffers, reusing a buffer once its store has read it (wait_group.read).
+constexpr int kStoreStages = 4;
+struct TmaStoreSmem {
+  TmaTile tile[kStoreStages];
+};
+
+// Fills the block's staging buffers (so that the stores move defined bytes) and makes the writes
+// visible to the async proxy before thread 0 goes on.
+__device__ void fill_store_staging(TmaStoreSmem& s) {
+  auto* words = reinterpret_cast<uint32_t*>(&s);
+  for (uint32_t i = threadIdx.x; i < sizeof(TmaStoreSmem) / 4; i += blockDim.x) words[i] = i * 2654435761u;
+  fence_async_shared();
+  __syncthreads();
+}
+
+// Block b stores tiles b, b + grid, b + 2 grid, ... (mod tiles): `stores` boxes, then waits for
+// every write to complete.
+__global__ void tma_store_stream_kernel(const __grid_constant__ tma::map<TmaTile> map, int tiles, int stores,
+                                        BlockTiming* timing) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  auto& s = *reinterpret_cast<TmaStoreSmem*>(smem);
+  fill_store_staging(s);
+  if (threadIdx.x != 0) return;
+  const uint64_t c0 = clock_cycles(), t0 = global_ns();
+  for (int i = 0; i < stores; ++i) {
+    if (i >= kStoreStages) tma::store_async_read_wait<kStoreStages - 1>();
+    const int tile = static_cast<int>((blockIdx.x + uint64_t(i) * gridDim.x) % tiles);
+    tma::store_async(map, s.tile[i % kStoreStages], {0, 0, tile, 0});
+  }
+  tma::store_async_wait<0>();
+  const uint64_t c1 = clock_cycles(), t1 = global_ns();
+  timing[blockIdx.x] = {c1 - c0, t1 - t0, sm_id(), 0};
+}
+
+// One thread, one store at a time: cycles until the box is read from shared memory, and until
+// its writes are complete.
+__global__ void tma_store_latency_kernel(const __grid_constant__ tma::map<TmaTile> map, int first, int n,
+                                         unsigned* read_cycles, unsigned* write_cycles) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  auto& s = *reinterpret_cast<TmaStoreSmem*>(smem);
+  fill_store_staging(s);
+  if (threadIdx.x != 0) return;
+  for (int i = 0; i < n; ++i) {
+    const uint64_t c0 = clock_cycles();
+    tma::store_async(map, s.tile[0], {0, 0, first + i, 0});
+    tma::store_async_read_wait<0>();
+    const uint64_t c1 = clock_cycles();
+    tma::store_async_wait<0>();
+    const uint64_t c2 = clock_cycles();
+    read_cycles[i] = static_cast<unsigned>(c1 - c0);
+    write_cycles[i] = static_cast<unsigned>(c2 - c0);
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // mbarrier ping-pong: lane 0 of warp 0 arrives on `ping` and waits on `pong`; lane 0 of warp 1
 // waits on `ping` and arrives on `pong`. Warp 0 times iterations warm..warm+iters.
@@ -682,6 +737,58 @@ class Calibrator {
     extra("tma_bandwidth_per_sm_all_sms", round_to(all, 1), "bytes/cycle", "the same on every SM at once, from a 16 MB L2-resident region (median over SMs)");
   }
 
+  // What the GEMM's epilogue meets: TMA stores alone (latency to read the staging buffer and to
+  // complete the write) and from every SM at once, into HBM (a region far past L2) and into L2.
+  void tma_store() {
+    const size_t smem = std::max<size_t>(sizeof(TmaStoreSmem), kOneBlockPerSmSmem);
+    allow_smem(tma_store_latency_kernel, smem);
+    allow_smem(tma_store_stream_kernel, smem);
+    {
+      TmaSource dst(size_t(64) << 20);
+      const int n = sz_.quick ? 8 : 64;
+      DeviceArray<unsigned> rd(n), wr(n);
+      std::vector<double> read, write;
+      for (int r = 0; r < std::min(sz_.reps, 5); ++r) {
+        tma_store_latency_kernel<<<1, 128, smem>>>(dst.map, r * n, n, rd.p, wr.p);
+        TS_CHECK_LAUNCH("tma_store_latency_kernel");
+        TS_CHECK(cudaDeviceSynchronize());
+        for (double v : as_doubles(rd.to_host(), 1)) read.push_back(v - overhead_);
+        for (double v : as_doubles(wr.to_host(), 1)) write.push_back(v - overhead_);
+      }
+      const std::string how = "one thread, one TMA store of a 16 KB box (128 x 64 bf16, 128-byte swizzle) at a time, clock64 from the store to ";
+      extra("tma_store_latency_read", round_to(median(read), 1), "cycles", how + "cp.async.bulk.wait_group.read 0 returning (staging buffer free); median of " + std::to_string(read.size()));
+      extra("tma_store_latency_write", round_to(median(write), 1), "cycles", how + "cp.async.bulk.wait_group 0 returning (writes complete); median of " + std::to_string(write.size()));
+    }
+    auto chip_rate = [&](size_t region, int stores_per_sm) {
+      TmaSource dst(region);
+      const int blocks = rep_.sm_count;
+      DeviceArray<BlockTiming> t(blocks);
+      auto once = [&] {
+        tma_store_stream_kernel<<<blocks, 128, smem>>>(dst.map, dst.tiles, stores_per_sm, t.p);
+        TS_CHECK_LAUNCH("tma_store_stream_kernel");
+      };
+      once();
+      TS_CHECK(cudaDeviceSynchronize());
+      std::vector<double> tbs, sm_rate;
+      Events ev;
+      for (int r = 0; r < std::max(sz_.reps, 5); ++r) {
+        tbs.push_back(double(blocks) * stores_per_sm * TmaTile::bytes / (ev.ms(once) * 1e-3) / 1e12);
+        sm_rate.push_back(double(stores_per_sm) * TmaTile::bytes / median(per_sm(t).cycles));
+      }
+      return std::pair{median(tbs), median(sm_rate)};
+    };
+    const size_t big = sz_.hbm_bytes;
+    const int hbm_stores = static_cast<int>(big / TmaTile::bytes / rep_.sm_count);
+    const auto [hbm, hbm_sm] = chip_rate(big, hbm_stores);
+    extra("tma_store_bandwidth_hbm", round_to(hbm, 3), "TB/s",
+          "every SM, one thread storing 16 KB boxes through " + std::to_string(kStoreStages) + " staging buffers (reused after wait_group.read) into a " +
+              std::to_string(big >> 20) + " MB region, each box once; bytes / CUDA-event time, median");
+    extra("tma_store_bytes_per_cycle_per_sm_hbm", round_to(hbm_sm, 1), "bytes/cycle", "the same run: bytes / cycles per SM, median over SMs");
+    const auto [l2, l2_sm] = chip_rate(size_t(16) << 20, sz_.quick ? 16 : 256);
+    extra("tma_store_bandwidth_l2", round_to(l2, 3), "TB/s", "the same into a 16 MB region rewritten over and over (L2-resident); bytes / CUDA-event time, median");
+    extra("tma_store_bytes_per_cycle_per_sm_l2", round_to(l2_sm, 1), "bytes/cycle", "the same run: bytes / cycles per SM, median over SMs");
+  }
+
   // Dependent loads over 4096 random lines of a 16 MB region: L2 misses right after a flush, hits on the next pass.
   void chase() {
     const size_t words = (size_t(16) << 20) / 4, lines = words / 32;
@@ -808,6 +915,7 @@ Report run(const Options& options) {
       {"shared-memory bandwidth", [&] { cal.smem_bandwidth(); }},
       {"TMA latency", [&] { cal.tma_latency(); }},
       {"TMA bandwidth", [&] { cal.tma_bandwidth(); }},
+      {"TMA stores", [&] { cal.tma_store(); }},
       {"L2 and HBM latency", [&] { cal.chase(); }},
       {"L2 bandwidth", [&] { cal.l2_bandwidth(); }},
       {"HBM bandwidth", [&] { cal.hbm_bandwidth(); }},
