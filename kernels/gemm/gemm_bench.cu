@@ -12,7 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <tuple>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -59,10 +59,26 @@ void cublas_gemm(cublasHandle_t h, const void* a, const void* b, void* c, const 
         "cublasGemmEx");
 }
 
+// The SM clock of the moment: one thread counts cycles against the global timer for `spin_ns`.
+// Launched right behind a row's last timed run, it sees the power state that run left.
+__global__ void clock_probe(unsigned long long spin_ns, double* mhz) {
+  unsigned long long t0, t1;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  const long long c0 = clock64();
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+  while (t1 - t0 < spin_ns);
+  const long long c1 = clock64();
+  *mhz = double(c1 - c0) * 1e3 / double(t1 - t0);
+}
+
+struct Timed {
+  double ours_ms, theirs_ms, sm_clock_mhz;
+};
+
 // Times `ours` and `theirs` alternately (ABAB...), so that both see the same clocks and power
-// state; returns both medians in ms.
+// state; returns both medians in ms and the SM clock right after the last run.
 template <class F, class G>
-std::pair<double, double> median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
+Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -82,11 +98,19 @@ std::pair<double, double> median_ms_interleaved(F&& ours, G&& theirs, int sets, 
     a.push_back(time_one(ours, i));
     b.push_back(time_one(theirs, i));
   }
+  double* mhz = nullptr;
+  check(cudaMalloc(&mhz, sizeof(double)), "cudaMalloc");
+  ours(reps % sets);  // one more run, so that the probe follows our kernel directly
+  clock_probe<<<1, 1>>>(20000, mhz);
+  check(cudaGetLastError(), "clock_probe launch");
+  double clock = 0;
+  check(cudaMemcpy(&clock, mhz, sizeof clock, cudaMemcpyDeviceToHost), "clock_probe");
+  cudaFree(mhz);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
-  return {a[a.size() / 2], b[b.size() / 2]};
+  return {a[a.size() / 2], b[b.size() / 2], clock};
 }
 
 std::string json_escape(const std::string& s) {
@@ -170,14 +194,19 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
       random_bf16(bs.back()->p, s.k * s.n, 1001 + 2 * i);
     }
     DeviceBuffer c(s.m * s.n * 4);
+    check(cudaDeviceSynchronize(), "input fill");
+    // Idle a moment first, so that the power state one row leaves (a hot 16384^3 sweep) does not
+    // slow down the next (a skinny row of 20 us launches).
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
     const double flop = 2.0 * s.m * s.n * s.k;
     const int reps = flop > 4e12 ? 20 : 50;
-    std::tie(r.ms, r.cublas_ms) = median_ms_interleaved(
+    const Timed t = median_ms_interleaved(
         [&](int i) { launch_gemm(as[i]->p, bs[i]->p, c.p, s, r.cfg, nullptr); },
         [&](int i) {
           cublas_gemm(h, as[i]->p, bs[i]->p, c.p, s, r.cfg.b_row_major, r.cfg.out == OutType::bf16 ? CUDA_R_16BF : CUDA_R_32F);
         },
         sets, reps);
+    r.ms = t.ours_ms, r.cublas_ms = t.theirs_ms, r.sm_clock_mhz = t.sm_clock_mhz;
     r.tflops = flop / r.ms / 1e9;
     r.cublas_tflops = flop / r.cublas_ms / 1e9;
     std::fprintf(stderr, "%-7s %6lldx%6lldx%6lld %-70s %8.3f ms %7.1f TFLOPS | cuBLAS %8.3f ms %7.1f\n", r.group.c_str(),
@@ -196,7 +225,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
         << "\",\n  \"sm_count\": " << prop.multiProcessorCount << ",\n  \"sm_clock_max_mhz\": " << sm_clock_khz / 1000
         << ",\n  \"mem_clock_max_mhz\": " << mem_clock_khz / 1000
         << ",\n  \"reference\": \"cuBLAS cublasGemmEx bf16 in, fp32 compute, same process, same inputs\",\n"
-        << "  \"method\": \"median of timed runs (CUDA events) after 3 warm-ups, input sets rotated past the L2\",\n"
+        << "  \"method\": \"median of timed runs (CUDA events) after 3 warm-ups, input sets rotated past the L2, 0.5 s idle before each row; sm_clock_mhz: clock64 against the global timer over 20 us right after the row's last run\",\n"
         << "  \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
@@ -206,18 +235,19 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
           << ", \"order\": \"" << sched::order_name(r.cfg.order.order) << "\", \"group_size\": " << r.cfg.order.group
           << ", \"b_row_major\": " << (r.cfg.b_row_major ? "true" : "false") << ", \"out\": \""
           << (r.cfg.out == OutType::bf16 ? "bf16" : "fp32") << "\", \"median_ms\": " << r.ms << ", \"tflops\": " << r.tflops
-          << ", \"cublas_ms\": " << r.cublas_ms << ", \"cublas_tflops\": " << r.cublas_tflops << "}"
+          << ", \"cublas_ms\": " << r.cublas_ms << ", \"cublas_tflops\": " << r.cublas_tflops
+          << ", \"sm_clock_mhz\": " << std::lround(r.sm_clock_mhz) << "}"
           << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     out << "  ]\n}\n";
   }
-  std::printf("\n%s, %s\n%-7s %-17s %-58s %9s %9s %7s\n", prop.name, date, "sweep", "M x N x K", "config", "TFLOPS",
-              "cuBLAS", "ratio");
+  std::printf("\n%s, %s\n%-7s %-17s %-58s %9s %9s %7s %6s\n", prop.name, date, "sweep", "M x N x K", "config", "TFLOPS",
+              "cuBLAS", "ratio", "MHz");
   for (const auto& r : rows) {
     char shape[40];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r.shape.m, (long long)r.shape.n, (long long)r.shape.k);
-    std::printf("%-7s %-17s %-58s %9.1f %9.1f %7.3f\n", r.group.c_str(), shape, describe(r.cfg).substr(0, 58).c_str(),
-                r.tflops, r.cublas_tflops, r.tflops / r.cublas_tflops);
+    std::printf("%-7s %-17s %-58s %9.1f %9.1f %7.3f %6.0f\n", r.group.c_str(), shape, describe(r.cfg).substr(0, 58).c_str(),
+                r.tflops, r.cublas_tflops, r.tflops / r.cublas_tflops, r.sm_clock_mhz);
   }
   return 0;
 }
