@@ -2,6 +2,7 @@
 // alone or against every measured row.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -37,6 +38,17 @@ sim::MachineSpec machine_from(const std::string& file) {
   }
 }
 
+// --clock: sustained, boost or a number of MHz.
+double clock_mhz(const std::string& clock, const sim::MachineSpec& m) {
+  if (clock == "sustained") return m.sm_clock_gemm_sustained.value;
+  if (clock == "boost") return m.sm_clock_boost.value;
+  char* end = nullptr;
+  const double mhz = std::strtod(clock.c_str(), &end);
+  if (end == clock.c_str() || *end != '\0' || !(mhz >= 100 && mhz <= 5000))
+    throw UsageError("--clock takes sustained, boost or a clock in MHz (100..5000); got '" + clock + "'");
+  return mhz;
+}
+
 sim::SimReport simulate_gemm(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg, const sim::EngineParams& p,
                              const sim::SimOptions& opt) {
   std::unique_ptr<sim::GridTrace> grid;
@@ -52,7 +64,7 @@ std::string report_json(const sim::SimReport& r) {
   nlohmann::json j = {{"seconds", r.seconds},         {"cycles", r.cycles},
                       {"tflops", r.tflops},           {"flops", r.flops},
                       {"tensor_busy", r.tensor_busy}, {"tma_busy", r.tma_busy},
-                      {"l2_busy", r.l2_busy},         {"hbm_busy", r.hbm_busy},
+                      {"l2_busy", r.l2_busy},         {"l2_store_busy", r.l2_store_busy}, {"hbm_busy", r.hbm_busy},
                       {"bank_conflicts", r.bank_conflicts}, {"smem_wavefronts", r.smem_wavefronts},
                       {"l2_hit_rate", r.l2_hit_rate()}, {"hbm_read_bytes", r.hbm_read_bytes},
                       {"hbm_write_bytes", r.hbm_write_bytes}, {"blocks", r.blocks},
@@ -86,7 +98,7 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 
 VerbRun add_sim_verb(CLI::App& cli) {
   struct Args {
-    std::string kernel, order = "grouped", persistent = "on", machine, timeline;
+    std::string kernel, order = "grouped", persistent = "on", machine, timeline, clock = "sustained";
     int64_t m = 4096, n = 4096, k = 4096;
     int stages = 4, block_n = 256, consumers = 2, timeline_sms = 2;
     bool json = false, stats = false, b_col_major = false;
@@ -104,6 +116,8 @@ VerbRun add_sim_verb(CLI::App& cli) {
   cmd->add_option("--persistent", a->persistent, "on: one block per SM looping over tiles; off: one block per tile");
   cmd->add_flag("--b-col-major", a->b_col_major, "B stored N x K");
   cmd->add_option("--machine", a->machine, "Machine file (default data/machines/h100-sxm.json)");
+  cmd->add_option("--clock", a->clock,
+                  "SM clock: sustained (power-limited, back-to-back launches; the default), boost (one launch after idle) or MHz");
   cmd->add_flag("--json", a->json, "Print the report as JSON");
   cmd->add_option("--timeline", a->timeline, "Write per-warp spans (Chrome trace format, opens in Perfetto)");
   cmd->add_option("--timeline-sms", a->timeline_sms, "How many SMs the timeline shows");
@@ -122,7 +136,7 @@ VerbRun add_sim_verb(CLI::App& cli) {
     if (a->persistent != "on" && a->persistent != "off") throw UsageError("--persistent takes on or off");
     cfg.persistent = a->persistent == "on";
     const sim::MachineSpec machine = machine_from(a->machine);
-    const sim::EngineParams p = sim::engine_params(machine);
+    const sim::EngineParams p = sim::engine_params(machine, clock_mhz(a->clock, machine));
     sim::SimOptions opt;
     if (!a->timeline.empty()) opt.timeline_sms = static_cast<uint32_t>(std::max(a->timeline_sms, 1));
     const auto t0 = std::chrono::steady_clock::now();
@@ -138,9 +152,10 @@ VerbRun add_sim_verb(CLI::App& cli) {
     } else {
       std::printf("gemm %lldx%lldx%lld %s on %s\n", (long long)a->m, (long long)a->n, (long long)a->k,
                   kernels::describe(cfg).c_str(), machine.name.c_str());
-      std::printf("predicted time      %10.3f ms   %7.1f TFLOPS\n", r.seconds * 1e3, r.tflops);
-      std::printf("busy                tensor %5.1f %%  TMA %5.1f %%  L2 %5.1f %%  HBM %5.1f %%\n", 100 * r.tensor_busy,
-                  100 * r.tma_busy, 100 * r.l2_busy, 100 * r.hbm_busy);
+      std::printf("predicted time      %10.3f ms   %7.1f TFLOPS   (%.0f cycles at %.0f MHz)\n", r.seconds * 1e3, r.tflops,
+                  r.cycles, p.clock_mhz);
+      std::printf("busy                tensor %5.1f %%  TMA %5.1f %%  L2 reads %5.1f %%  L2 stores %5.1f %%  HBM %5.1f %%\n",
+                  100 * r.tensor_busy, 100 * r.tma_busy, 100 * r.l2_busy, 100 * r.l2_store_busy, 100 * r.hbm_busy);
       std::printf("bank conflicts      %llu (of %llu wavefronts in shared stores)\n", (unsigned long long)r.bank_conflicts,
                   (unsigned long long)r.smem_wavefronts);
       std::printf("L2 hit rate         %5.1f %%\n", 100 * r.l2_hit_rate());
@@ -193,7 +208,9 @@ VerbRun add_compare_verb(CLI::App& cli) {
       if (cfg.order.order == sched::Order::grouped) cfg.order.group = row.value("group_size", 8);
       const kernels::GemmShape shape{row.at("m"), row.at("n"), row.at("k")};
       const double meas = row.at("tflops");
-      const double simu = simulate_gemm(shape, cfg, p, {}).tflops;
+      // The simulator counts cycles; a row that recorded the clock it ran at is timed at that clock.
+      const double row_clock = row.value("sm_clock_mhz", 0.0);
+      const double simu = simulate_gemm(shape, cfg, row_clock > 0 ? sim::engine_params(machine, row_clock) : p, {}).tflops;
       const double err = 100 * (simu - meas) / meas;
       measured.push_back(meas);
       simulated.push_back(simu);

@@ -349,18 +349,24 @@ class Engine {
         case OpKind::tma_store: {
           const double start = issue_tma(sm, w.time);
           const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
-          // The store leaves through the same TMA port as loads come in; shared memory is read as
-          // fast as the port and the L2 take the bytes.
+          // A store alone reads its staging tile within tma_store_latency; while every SM stores,
+          // each takes tma_store_latency_under_load (measured: the store stream moves a fixed
+          // number of bytes per latency, whatever the bytes in flight). In between, the latency
+          // grows with the stores in flight across the chip, saturating at one per SM.
+          while (!stores_in_flight_.empty() && stores_in_flight_.top() <= start) stores_in_flight_.pop();
+          const double load = std::min(1.0, double(stores_in_flight_.size()) / p_.sms);
+          const double latency = p_.tma_store_latency + load * (p_.tma_store_latency_under_load - p_.tma_store_latency);
           sm.tma_data_free = std::max(sm.tma_data_free, start) + bytes / p_.tma_bytes_per_cycle_per_sm;
-          l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
-          const double read_done = std::max({start + p_.tma_issue_cycles + bytes / p_.smem_read_bytes_per_cycle,
-                                             sm.tma_data_free, l2_free_});
-          l2_busy_ += bytes / p_.l2_bytes_per_cycle;
-          hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;  // written back
+          store_free_ = std::max(store_free_, start) + bytes / p_.store_bytes_per_cycle;
+          store_busy_ += bytes / p_.store_bytes_per_cycle;
+          const double read_done = std::max({start + latency, sm.tma_data_free, store_free_});
+          stores_in_flight_.push(read_done);
+          // The L2 writes the lines back later; back to back, that traffic competes with reads.
+          hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
           hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
           report_.hbm_write_bytes += bytes;
           w.open_store = std::max(w.open_store, read_done);
-          w.open_write = std::max(w.open_write, hbm_free_ + p_.tma_latency_hbm);
+          w.open_write = std::max(w.open_write, read_done);  // complete once in L2
           span(w, op.kind, start, read_done);
           break;
         }
@@ -483,6 +489,7 @@ class Engine {
     report_.tensor_busy = tensor / sm_cycles;
     report_.tma_busy = tma / sm_cycles;
     report_.l2_busy = l2_busy_ / std::max(end_, 1.0);
+    report_.l2_store_busy = store_busy_ / std::max(end_, 1.0);
     report_.hbm_busy = hbm_busy_ / std::max(end_, 1.0);
   }
 
@@ -494,11 +501,12 @@ class Engine {
   std::deque<Block> blocks_;
   std::deque<Warp> warps_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::priority_queue<double, std::vector<double>, std::greater<>> stores_in_flight_;  // read_done of each
   std::optional<BlockTrace> pending_;
   std::unordered_map<uint64_t, StoreCost> store_costs_;
   uint32_t next_block_ = 0;
   uint64_t seq_ = 0;
-  double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0;
+  double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, store_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
   SimReport report_;
 };
 
@@ -510,10 +518,11 @@ SimReport simulate(GridTrace& grid, const EngineParams& p, const SimOptions& opt
 
 // Every engine figure comes from the machine file; latencies there are measured end to end, so
 // the parts the engine models separately (pipe time, transfer time) are taken out of them.
-EngineParams engine_params(const MachineSpec& m) {
+EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   EngineParams p;
-  // The clock the GEMM really runs at back to back (power-limited), not the wgmma-only loop's.
-  p.clock_mhz = m.sm_clock_gemm_sustained.value;
+  // By default the clock the GEMM really runs at back to back (power-limited), not the wgmma-only
+  // loop's; short bursts run faster (sm_clock_boost), and a measured row may say its own.
+  p.clock_mhz = clock_mhz > 0 ? clock_mhz : m.sm_clock_gemm_sustained.value;
   p.sms = static_cast<uint32_t>(m.sm_count.value);
   const double n256_flops = 2.0 * 64 * 256 * 16;
   p.mma_flops_per_cycle = n256_flops / m.wgmma_m64n256k16_interval.value;
@@ -528,6 +537,9 @@ EngineParams engine_params(const MachineSpec& m) {
   p.l2_bytes_per_cycle = m.l2_tma_bandwidth.value * bytes_per_cycle_per_tbs;
   p.hbm_bytes_per_cycle = m.hbm_bandwidth_measured.value * bytes_per_cycle_per_tbs;
   p.smem_read_bytes_per_cycle = m.smem_bandwidth_per_sm.value;
+  p.tma_store_latency = m.tma_store_latency.value;
+  p.tma_store_latency_under_load = m.tma_store_latency_under_load.value;
+  p.store_bytes_per_cycle = m.tma_store_bandwidth.value * bytes_per_cycle_per_tbs;
   p.kernel_launch_cycles = m.launch_overhead.value * p.clock_mhz;
   p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
   p.l2_partitions = static_cast<uint32_t>(m.l2_partitions.value);

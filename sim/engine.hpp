@@ -30,6 +30,9 @@ struct EngineParams {
   double l2_bytes_per_cycle = 5500;         // chip-wide L2 -> SM bandwidth
   double hbm_bytes_per_cycle = 1640;        // chip-wide HBM bandwidth
   double smem_read_bytes_per_cycle = 128;   // per SM, what a TMA store drains from shared memory
+  double tma_store_latency = 557;           // a store alone: issue to its shared source read
+  double tma_store_latency_under_load = 4300;  // ... while every SM stores
+  double store_bytes_per_cycle = 1970;      // chip-wide rate at which the L2 takes TMA stores
   double barrier_latency = 20;              // from phase completion to a waiter running
   double block_launch_cycles = 1000;        // setting up a block on an SM
   double kernel_launch_cycles = 7000;       // launch overhead of the kernel
@@ -43,7 +46,9 @@ struct EngineParams {
   uint32_t max_blocks_per_sm = 32;
 };
 
-EngineParams engine_params(const MachineSpec& m);
+// clock_mhz: the SM clock to run at (0: the machine's sustained GEMM clock). Bandwidths that the
+// machine file gives per second become bytes per cycle of that clock.
+EngineParams engine_params(const MachineSpec& m, double clock_mhz = 0);
 
 struct Span {
   uint32_t sm, block, warp;
@@ -80,6 +85,7 @@ struct SimReport {
   double tensor_busy = 0;  // fraction of SM-cycles the tensor pipes were busy
   double tma_busy = 0;     // fraction of SM-cycles the TMA units were issuing
   double l2_busy = 0;      // fraction of the time the L2 bandwidth was in use
+  double l2_store_busy = 0;  // ... and the L2's intake of TMA stores
   double hbm_busy = 0;
   uint64_t bank_conflicts = 0;
   uint64_t smem_wavefronts = 0;

@@ -44,6 +44,7 @@ struct MachineSpec {
   // the L2 structure; per SM figures are taken with every SM busy unless the name says otherwise.
   Quantity sm_clock_under_load;       // MHz, read (clock64 vs globaltimer) while the tensor cores are busy
   Quantity sm_clock_gemm_sustained;   // MHz, while the GEMM bench runs back to back (power-limited)
+  Quantity sm_clock_boost;            // MHz, the most the SM clock reaches (one launch after idle)
   Quantity wgmma_m64n64k16_interval;  // cycles/instruction: one SM's tensor pipe, bf16, fp32 accumulators
   Quantity wgmma_m64n128k16_interval;
   Quantity wgmma_m64n256k16_interval;
@@ -58,6 +59,9 @@ struct MachineSpec {
   Quantity l2_hit_bandwidth;          // TB/s, whole chip, reads that hit
   Quantity l2_tma_bandwidth;          // TB/s, whole chip, what TMA loads of a GEMM draw from the L2
   Quantity tma_load_latency_under_load;  // cycles, a 16 KB box while every SM streams tiles
+  Quantity tma_store_latency;         // cycles, one 16 KB box stored alone, issue to its shared source read
+  Quantity tma_store_latency_under_load;  // cycles, the same while every SM streams stores
+  Quantity tma_store_bandwidth;       // TB/s, whole chip, TMA stores from every SM into L2
   Quantity l2_hit_latency;            // cycles, dependent loads that hit
   Quantity hbm_bandwidth_measured;    // TB/s, device-to-device copy, bytes read + written
   Quantity hbm_latency_measured;      // cycles, dependent loads that miss L2

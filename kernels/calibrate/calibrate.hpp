@@ -15,8 +15,9 @@ namespace ts::kernels::calibrate {
 struct MeasuredField {
   std::string_view key, unit;
 };
-inline constexpr std::array<MeasuredField, 17> kMeasuredFields{{
+inline constexpr std::array<MeasuredField, 20> kMeasuredFields{{
     {"sm_clock_under_load", "MHz"},
+    {"sm_clock_boost", "MHz"},
     {"wgmma_m64n64k16_interval", "cycles/instruction"},
     {"wgmma_m64n128k16_interval", "cycles/instruction"},
     {"wgmma_m64n256k16_interval", "cycles/instruction"},
@@ -26,6 +27,8 @@ inline constexpr std::array<MeasuredField, 17> kMeasuredFields{{
     {"tma_load_latency_l2_hit", "cycles"},
     {"tma_load_latency_hbm", "cycles"},
     {"tma_bandwidth_per_sm", "bytes/cycle"},
+    {"tma_store_latency", "cycles"},
+    {"tma_store_bandwidth", "TB/s"},
     {"mbarrier_round_trip", "cycles"},
     {"smem_bandwidth_per_sm", "bytes/cycle"},
     {"l2_hit_bandwidth", "TB/s"},

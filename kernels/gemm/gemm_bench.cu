@@ -3,7 +3,10 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -59,26 +62,62 @@ void cublas_gemm(cublasHandle_t h, const void* a, const void* b, void* c, const 
         "cublasGemmEx");
 }
 
-// The SM clock of the moment: one thread counts cycles against the global timer for `spin_ns`.
-// Launched right behind a row's last timed run, it sees the power state that run left.
-__global__ void clock_probe(unsigned long long spin_ns, double* mhz) {
-  unsigned long long t0, t1;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  const long long c0 = clock64();
-  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
-  while (t1 - t0 < spin_ns);
-  const long long c1 = clock64();
-  *mhz = double(c1 - c0) * 1e3 / double(t1 - t0);
-}
+// The SM clock while a row runs, sampled every 2 ms through NVML (what nvidia-smi reads), opened
+// at run time so that the binary needs no NVML at build time. A clock64 probe launched after a
+// row reads too high: the clock recovers within microseconds once the power-limited load stops.
+class ClockSampler {
+ public:
+  ClockSampler() {
+    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW);
+    if (!lib_) return;
+    auto init = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlInit_v2"));
+    auto handle = reinterpret_cast<int (*)(unsigned, void**)>(dlsym(lib_, "nvmlDeviceGetHandleByIndex_v2"));
+    clock_ = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetClockInfo"));
+    if (!init || !handle || !clock_ || init() != 0 || handle(0, &device_) != 0) clock_ = nullptr;
+  }
+  ~ClockSampler() {
+    stop();
+    if (lib_) dlclose(lib_);
+  }
+  void start() {
+    samples_.clear();
+    if (!clock_) return;
+    running_ = true;
+    thread_ = std::thread([this] {
+      while (running_) {
+        unsigned mhz = 0;
+        if (clock_(device_, /*NVML_CLOCK_SM*/ 1, &mhz) == 0) samples_.push_back(mhz);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+  }
+  // Median of the samples since start(); 0 without NVML.
+  double stop() {
+    running_ = false;
+    if (thread_.joinable()) thread_.join();
+    if (samples_.empty()) return 0;
+    std::vector<unsigned> v = samples_;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+
+ private:
+  void* lib_ = nullptr;
+  void* device_ = nullptr;
+  int (*clock_)(void*, int, unsigned*) = nullptr;
+  std::atomic<bool> running_{false};
+  std::thread thread_;
+  std::vector<unsigned> samples_;
+};
 
 struct Timed {
   double ours_ms, theirs_ms, sm_clock_mhz;
 };
 
 // Times `ours` and `theirs` alternately (ABAB...), so that both see the same clocks and power
-// state; returns both medians in ms and the SM clock right after the last run.
+// state; returns both medians in ms and the median SM clock while they ran.
 template <class F, class G>
-Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
+Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps, ClockSampler& clock) {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -94,23 +133,17 @@ Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
     return ms;
   };
   std::vector<float> a, b;
+  clock.start();
   for (int i = 0; i < reps; ++i) {
     a.push_back(time_one(ours, i));
     b.push_back(time_one(theirs, i));
   }
-  double* mhz = nullptr;
-  check(cudaMalloc(&mhz, sizeof(double)), "cudaMalloc");
-  ours(reps % sets);  // one more run, so that the probe follows our kernel directly
-  clock_probe<<<1, 1>>>(20000, mhz);
-  check(cudaGetLastError(), "clock_probe launch");
-  double clock = 0;
-  check(cudaMemcpy(&clock, mhz, sizeof clock, cudaMemcpyDeviceToHost), "clock_probe");
-  cudaFree(mhz);
+  const double mhz = clock.stop();
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
-  return {a[a.size() / 2], b[b.size() / 2], clock};
+  return {a[a.size() / 2], b[b.size() / 2], mhz};
 }
 
 std::string json_escape(const std::string& s) {
@@ -181,6 +214,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
   cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
   cublasHandle_t h;
   check(cublasCreate(&h), "cublasCreate");
+  ClockSampler clock;
   for (auto& r : rows) {
     const auto& s = r.shape;
     // Enough input sets that one pass over them is well past the L2.
@@ -205,7 +239,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
         [&](int i) {
           cublas_gemm(h, as[i]->p, bs[i]->p, c.p, s, r.cfg.b_row_major, r.cfg.out == OutType::bf16 ? CUDA_R_16BF : CUDA_R_32F);
         },
-        sets, reps);
+        sets, reps, clock);
     r.ms = t.ours_ms, r.cublas_ms = t.theirs_ms, r.sm_clock_mhz = t.sm_clock_mhz;
     r.tflops = flop / r.ms / 1e9;
     r.cublas_tflops = flop / r.cublas_ms / 1e9;
@@ -225,7 +259,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
         << "\",\n  \"sm_count\": " << prop.multiProcessorCount << ",\n  \"sm_clock_max_mhz\": " << sm_clock_khz / 1000
         << ",\n  \"mem_clock_max_mhz\": " << mem_clock_khz / 1000
         << ",\n  \"reference\": \"cuBLAS cublasGemmEx bf16 in, fp32 compute, same process, same inputs\",\n"
-        << "  \"method\": \"median of timed runs (CUDA events) after 3 warm-ups, input sets rotated past the L2, 0.5 s idle before each row; sm_clock_mhz: clock64 against the global timer over 20 us right after the row's last run\",\n"
+        << "  \"method\": \"median of timed runs (CUDA events) after 3 warm-ups, input sets rotated past the L2, 0.5 s idle before each row; sm_clock_mhz: median of the SM clock sampled through NVML every 2 ms while the row ran (0: NVML missing)\",\n"
         << "  \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];

@@ -23,7 +23,7 @@ struct BenchRow {
   GemmShape shape;
   GemmConfig cfg;
   double ms = 0, tflops = 0, cublas_ms = 0, cublas_tflops = 0;
-  double sm_clock_mhz = 0;  // measured right after the row's timed runs
+  double sm_clock_mhz = 0;  // median while the row ran (NVML), 0 if unknown
 };
 
 // The sweep of the tiles/ issue (sizes, skinny K, stages, block orders x persistence), or a
