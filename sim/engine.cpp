@@ -361,6 +361,8 @@ class Engine {
           store_busy_ += bytes / p_.store_bytes_per_cycle;
           const double read_done = std::max({start + latency, sm.tma_data_free, store_free_});
           stores_in_flight_.push(read_done);
+          // The L2 allocates the stored lines (written back later): they take room from inputs.
+          l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
           // The L2 writes the lines back later; back to back, that traffic competes with reads.
           hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
           hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;

@@ -34,6 +34,14 @@ std::string describe(const GemmConfig& cfg);
 // Device pointers: a (M x K, bf16 row-major), b (K x N or N x K bf16), c (M x N, bf16 or fp32).
 // Throws std::runtime_error with the CUDA error on a failed launch; std::invalid_argument when
 // validate() refuses. `stream` is a cudaStream_t.
-void launch_gemm(const void* a, const void* b, void* c, const GemmShape& shape, const GemmConfig& cfg, void* stream);
+// What one block of a launch saw: SM clock cycles and global-timer nanoseconds from its start to
+// its end (their ratio is the SM clock while it ran). Recorded when launch_gemm gets a device
+// array of one per block (grid_blocks() of them).
+struct BlockClock {
+  unsigned long long cycles, ns;
+};
+
+void launch_gemm(const void* a, const void* b, void* c, const GemmShape& shape, const GemmConfig& cfg, void* stream,
+                 BlockClock* block_clocks = nullptr);
 
 }  // namespace ts::kernels

@@ -3,10 +3,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include <dlfcn.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -62,62 +59,14 @@ void cublas_gemm(cublasHandle_t h, const void* a, const void* b, void* c, const 
         "cublasGemmEx");
 }
 
-// The SM clock while a row runs, sampled every 2 ms through NVML (what nvidia-smi reads), opened
-// at run time so that the binary needs no NVML at build time. A clock64 probe launched after a
-// row reads too high: the clock recovers within microseconds once the power-limited load stops.
-class ClockSampler {
- public:
-  ClockSampler() {
-    lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW);
-    if (!lib_) return;
-    auto init = reinterpret_cast<int (*)()>(dlsym(lib_, "nvmlInit_v2"));
-    auto handle = reinterpret_cast<int (*)(unsigned, void**)>(dlsym(lib_, "nvmlDeviceGetHandleByIndex_v2"));
-    clock_ = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(lib_, "nvmlDeviceGetClockInfo"));
-    if (!init || !handle || !clock_ || init() != 0 || handle(0, &device_) != 0) clock_ = nullptr;
-  }
-  ~ClockSampler() {
-    stop();
-    if (lib_) dlclose(lib_);
-  }
-  void start() {
-    samples_.clear();
-    if (!clock_) return;
-    running_ = true;
-    thread_ = std::thread([this] {
-      while (running_) {
-        unsigned mhz = 0;
-        if (clock_(device_, /*NVML_CLOCK_SM*/ 1, &mhz) == 0) samples_.push_back(mhz);
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-    });
-  }
-  // Median of the samples since start(); 0 without NVML.
-  double stop() {
-    running_ = false;
-    if (thread_.joinable()) thread_.join();
-    if (samples_.empty()) return 0;
-    std::vector<unsigned> v = samples_;
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  }
-
- private:
-  void* lib_ = nullptr;
-  void* device_ = nullptr;
-  int (*clock_)(void*, int, unsigned*) = nullptr;
-  std::atomic<bool> running_{false};
-  std::thread thread_;
-  std::vector<unsigned> samples_;
-};
-
 struct Timed {
-  double ours_ms, theirs_ms, sm_clock_mhz;
+  double ours_ms, theirs_ms;
 };
 
 // Times `ours` and `theirs` alternately (ABAB...), so that both see the same clocks and power
-// state; returns both medians in ms and the median SM clock while they ran.
+// state; returns both medians in ms.
 template <class F, class G>
-Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps, ClockSampler& clock) {
+Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
@@ -133,17 +82,32 @@ Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps, ClockSampl
     return ms;
   };
   std::vector<float> a, b;
-  clock.start();
   for (int i = 0; i < reps; ++i) {
     a.push_back(time_one(ours, i));
     b.push_back(time_one(theirs, i));
   }
-  const double mhz = clock.stop();
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
-  return {a[a.size() / 2], b[b.size() / 2], mhz};
+  return {a[a.size() / 2], b[b.size() / 2]};
+}
+
+// The SM clock while our kernel runs in the power state the timed runs left: one more launch,
+// each block timing itself (cycles over global-timer nanoseconds); the median over blocks.
+double clock_during(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg) {
+  const int blocks = 65536;  // more than any grid here
+  DeviceBuffer clocks(blocks * sizeof(BlockClock));
+  check(cudaMemset(clocks.p, 0, blocks * sizeof(BlockClock)), "cudaMemset");
+  launch_gemm(a, b, c, s, cfg, nullptr, static_cast<BlockClock*>(clocks.p));
+  std::vector<BlockClock> host(blocks);
+  check(cudaMemcpy(host.data(), clocks.p, host.size() * sizeof(BlockClock), cudaMemcpyDeviceToHost), "block clocks");
+  std::vector<double> mhz;
+  for (const auto& bc : host)
+    if (bc.ns > 0) mhz.push_back(double(bc.cycles) / double(bc.ns) * 1e3);
+  if (mhz.empty()) return 0;
+  std::sort(mhz.begin(), mhz.end());
+  return mhz[mhz.size() / 2];
 }
 
 std::string json_escape(const std::string& s) {
@@ -157,6 +121,13 @@ std::string json_escape(const std::string& s) {
 void random_bf16(void* p, long long n, unsigned seed) {
   fill_random<<<1024, 256>>>(static_cast<bf16*>(p), n, seed);
   check(cudaGetLastError(), "fill_random launch");
+}
+
+double gemm_sm_clock_mhz(const GemmShape& s, const GemmConfig& cfg) {
+  DeviceBuffer a(s.m * s.k * 2), b(s.k * s.n * 2), c(s.m * s.n * 4);
+  random_bf16(a.p, s.m * s.k, 3);
+  random_bf16(b.p, s.k * s.n, 4);
+  return clock_during(a.p, b.p, c.p, s, cfg);
 }
 
 GemmCheck check_gemm_against_cublas(const GemmShape& s, GemmConfig cfg, unsigned seed) {
@@ -214,7 +185,6 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
   cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
   cublasHandle_t h;
   check(cublasCreate(&h), "cublasCreate");
-  ClockSampler clock;
   for (auto& r : rows) {
     const auto& s = r.shape;
     // Enough input sets that one pass over them is well past the L2.
@@ -239,8 +209,9 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
         [&](int i) {
           cublas_gemm(h, as[i]->p, bs[i]->p, c.p, s, r.cfg.b_row_major, r.cfg.out == OutType::bf16 ? CUDA_R_16BF : CUDA_R_32F);
         },
-        sets, reps, clock);
-    r.ms = t.ours_ms, r.cublas_ms = t.theirs_ms, r.sm_clock_mhz = t.sm_clock_mhz;
+        sets, reps);
+    r.ms = t.ours_ms, r.cublas_ms = t.theirs_ms;
+    r.sm_clock_mhz = clock_during(as[0]->p, bs[0]->p, c.p, s, r.cfg);
     r.tflops = flop / r.ms / 1e9;
     r.cublas_tflops = flop / r.cublas_ms / 1e9;
     std::fprintf(stderr, "%-7s %6lldx%6lldx%6lld %-70s %8.3f ms %7.1f TFLOPS | cuBLAS %8.3f ms %7.1f\n", r.group.c_str(),
@@ -259,7 +230,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
         << "\",\n  \"sm_count\": " << prop.multiProcessorCount << ",\n  \"sm_clock_max_mhz\": " << sm_clock_khz / 1000
         << ",\n  \"mem_clock_max_mhz\": " << mem_clock_khz / 1000
         << ",\n  \"reference\": \"cuBLAS cublasGemmEx bf16 in, fp32 compute, same process, same inputs\",\n"
-        << "  \"method\": \"median of timed runs (CUDA events) after 3 warm-ups, input sets rotated past the L2, 0.5 s idle before each row; sm_clock_mhz: median of the SM clock sampled through NVML every 2 ms while the row ran (0: NVML missing)\",\n"
+        << "  \"method\": \"median of timed runs (CUDA events) after 3 warm-ups, input sets rotated past the L2, 0.5 s idle before each row; sm_clock_mhz: one more launch of ours right after the timed runs, each block timing itself (clock64 cycles over global-timer ns), median over blocks\",\n"
         << "  \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];

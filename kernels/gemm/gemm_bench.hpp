@@ -18,12 +18,15 @@ void random_bf16(void* p, long long n, unsigned seed);
 // Runs ours and cuBLAS on the same fresh random inputs (seed) with fp32 output.
 GemmCheck check_gemm_against_cublas(const GemmShape& shape, GemmConfig cfg, unsigned seed);
 
+// One launch on random inputs with every block timing itself: the median SM clock over blocks (MHz).
+double gemm_sm_clock_mhz(const GemmShape& shape, const GemmConfig& cfg);
+
 struct BenchRow {
   std::string group;  // which sweep the row belongs to
   GemmShape shape;
   GemmConfig cfg;
   double ms = 0, tflops = 0, cublas_ms = 0, cublas_tflops = 0;
-  double sm_clock_mhz = 0;  // median while the row ran (NVML), 0 if unknown
+  double sm_clock_mhz = 0;  // while our kernel ran right after the timed runs (BlockClock)
 };
 
 // The sweep of the tiles/ issue (sizes, skinny K, stages, block orders x persistence), or a

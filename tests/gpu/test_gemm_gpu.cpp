@@ -41,6 +41,14 @@ TEST_CASE("GEMM matches cuBLAS on fresh random inputs, every output written", "[
   }
 }
 
+TEST_CASE("GEMM blocks time themselves when asked: a plausible SM clock", "[gpu]") {
+  if (!have_gpu()) return;
+  const double mhz = gemm_sm_clock_mhz({2048, 2048, 1024}, GemmConfig{});
+  INFO("median SM clock over blocks " << mhz << " MHz");
+  CHECK(mhz > 300);   // every block wrote a record with cycles and nanoseconds
+  CHECK(mhz < 2500);  // above any Hopper boost clock: a unit mix-up
+}
+
 TEST_CASE("GEMM refuses shapes TMA cannot describe before launching", "[gpu]") {
   GemmConfig cfg{};
   CHECK(validate({128, 128, 100}, cfg).find("K must be a multiple of 8") != std::string::npos);
