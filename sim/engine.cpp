@@ -76,6 +76,31 @@ struct Barrier {
   uint32_t id = 0;  // for the barrier event log only
 };
 
+// The groups a warp has committed and not yet waited for (MMA groups, bulk store groups): a few
+// at a time, kept in place rather than on the heap.
+template <class T>
+class GroupFifo {
+ public:
+  static constexpr size_t kCapacity = 16;
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const T& front() const { return items_[head_]; }
+  const T& operator[](size_t i) const { return items_[(head_ + i) % kCapacity]; }
+  void push_back(const T& v) {
+    if (size_ == kCapacity)
+      throw std::runtime_error("a warp has more than " + std::to_string(kCapacity) + " MMA or bulk-store groups in flight");
+    items_[(head_ + size_++) % kCapacity] = v;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) % kCapacity;
+    --size_;
+  }
+
+ private:
+  std::array<T, kCapacity> items_{};
+  size_t head_ = 0, size_ = 0;
+};
+
 struct Warp {
   uint32_t block = 0, index = 0;  // resident block slot, warp within the block
   OpSource* source = nullptr;
@@ -85,25 +110,41 @@ struct Warp {
   const TraceOp* op = nullptr;           // the op in hand, inside the current batch
   std::span<const TraceOp> batch;        // ops pulled from the source, not yet run
   double open_mma = 0;
-  std::deque<double> mma_groups;    // completion time per committed group
+  GroupFifo<double> mma_groups;     // completion time per committed group
   double open_store = 0;
   struct StoreGroup {
     double read_done, write_done;  // shared memory read; global memory written
   };
   double open_write = 0;
-  std::deque<StoreGroup> store_groups;
+  GroupFifo<StoreGroup> store_groups;
+  // Groups whose reads were waited for, folded into the latest write among them: a later wait for
+  // writes waits for all of them (they are older than every group still listed).
+  double read_groups_write_done = 0;
+  bool has_read_groups = false;
 };
 
 struct Block {
   uint32_t index = 0, sm = 0, live = 0, threads = 0, shared = 0, registers = 0;
   BlockTrace trace;
   std::vector<uint32_t> warps;  // global warp ids
-  // A pipeline has a handful of barriers: a short list searched in order beats hashing.
+  // A pipeline has a handful of barriers, usually in one array: a slot per 8-byte offset (mod 64)
+  // remembers where each was found, and the list is searched only on a miss.
   std::vector<std::pair<uint32_t, Barrier>> barriers;
+  std::array<int16_t, 64> barrier_slot = filled_slots();
   Barrier* find_barrier(uint32_t id) {
-    for (auto& [key, b] : barriers)
-      if (key == id) return &b;
+    int16_t& hint = barrier_slot[(id >> 3) & 63];
+    if (hint >= 0 && size_t(hint) < barriers.size() && barriers[hint].first == id) return &barriers[hint].second;
+    for (size_t i = 0; i < barriers.size(); ++i)
+      if (barriers[i].first == id) {
+        hint = static_cast<int16_t>(i);
+        return &barriers[i].second;
+      }
     return nullptr;
+  }
+  static std::array<int16_t, 64> filled_slots() {
+    std::array<int16_t, 64> a;
+    a.fill(-1);
+    return a;
   }
   std::unordered_map<uint32_t, std::vector<uint32_t>> named;  // warpgroup sync arrivals
   std::vector<uint32_t> block_sync;
@@ -118,9 +159,9 @@ struct Sm {
 // The only event: a warp may run again at `time`. Ties go in order of scheduling (seq).
 struct Event {
   double time;
-  uint64_t seq;
-  uint32_t warp;
-  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  uint64_t order;  // seq << 24 | warp: 16 bytes an event, compared in one go
+  uint32_t warp() const { return static_cast<uint32_t>(order & 0xFFFFFF); }
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : order > o.order; }
 };
 
 class Engine {
@@ -147,7 +188,7 @@ class Engine {
       const Event e = events_.top();
       events_.pop();
       now_ = e.time;
-      run_warp(e.warp);
+      run_warp(e.warp());
     }
     for (const Warp& w : warps_)
       if (!w.done) throw std::runtime_error(deadlock_message());
@@ -156,7 +197,10 @@ class Engine {
   }
 
  private:
-  void push(double time, uint32_t warp) { events_.push({time, seq_++, warp}); }
+  void push(double time, uint32_t warp) {
+    if (warp > 0xFFFFFF) throw std::runtime_error("more than 16M warps in one simulation");
+    events_.push({time, (seq_++ << 24) | warp});
+  }
 
   bool try_place(uint32_t sm_id, double t) {
     if (next_block_ >= grid_.blocks()) return false;
@@ -218,14 +262,21 @@ class Engine {
   // The optional barrier event log (SimOptions::barrier_log_sms); one test and out when it is off.
   void log_barrier(BarrierEvent::Kind kind, uint32_t block, uint32_t warp, const Barrier& b, double time,
                    uint64_t bytes = 0, double landed = 0, bool hit = false) {
-    if (opt_.barrier_log_sms == 0) return;
+    if (opt_.barrier_log_sms != 0) [[unlikely]]
+      record_barrier_event(kind, block, warp, b, time, bytes, landed, hit);
+  }
+  [[gnu::noinline]] void record_barrier_event(BarrierEvent::Kind kind, uint32_t block, uint32_t warp, const Barrier& b,
+                                              double time, uint64_t bytes, double landed, bool hit) {
     const Block& blk = blocks_[block];
     if (blk.sm >= opt_.barrier_log_sms) return;
     report_.barrier_events.push_back({kind, blk.sm, blk.index, warp, b.id, b.phase, time, landed, bytes, hit});
   }
 
   void span(const Warp& w, OpKind kind, double start, double end) {
-    if (opt_.timeline_sms == 0) return;
+    if (opt_.timeline_sms != 0) [[unlikely]]
+      record_span(w, kind, start, end);
+  }
+  [[gnu::noinline]] void record_span(const Warp& w, OpKind kind, double start, double end) {
     const Block& b = blocks_[w.block];
     if (b.sm < opt_.timeline_sms) report_.spans.push_back({b.sm, b.index, w.index, kind, start, end});
   }
@@ -377,15 +428,26 @@ class Engine {
           w.open_store = w.open_write = 0;
           break;
         case OpKind::tma_store_wait: {
-          // Groups finish in order; waiting for reads keeps the groups for a later wait on writes.
+          // Groups finish in order; a wait for reads folds the groups it waited for into one write
+          // completion, for a later wait on writes.
           const size_t keep = op.count;
           if (op.barrier == 1) {
+            if (w.has_read_groups && w.store_groups.size() + 1 > keep) {
+              w.time = std::max(w.time, w.read_groups_write_done);
+              w.has_read_groups = false;
+            }
             while (w.store_groups.size() > keep) {
               w.time = std::max(w.time, w.store_groups.front().write_done);
               w.store_groups.pop_front();
             }
-          } else if (w.store_groups.size() > keep) {
-            w.time = std::max(w.time, w.store_groups[w.store_groups.size() - keep - 1].read_done);
+          } else {
+            while (w.store_groups.size() > keep) {
+              const auto& g = w.store_groups.front();
+              w.time = std::max(w.time, g.read_done);
+              w.read_groups_write_done = std::max(w.read_groups_write_done, g.write_done);
+              w.has_read_groups = true;
+              w.store_groups.pop_front();
+            }
           }
           break;
         }

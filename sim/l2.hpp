@@ -3,9 +3,12 @@
 // that tiles its tensors on one grid (every GEMM here) always moves the same boxes, so a box is a
 // fixed set of 128-byte lines and one lookup stands for all of them: this keeps a 16384^3 grid
 // (tens of millions of lines) inside the simulator's time budget. Capacity counts bytes.
+//
+// Every box access is one lookup, so the structure is flat: entries in a vector linked into the
+// LRU order by index, and an open-addressed table (linear probing, backward-shift deletion) from
+// box to entry. Nothing is allocated per access.
 #include <cstdint>
-#include <list>
-#include <unordered_map>
+#include <vector>
 
 #include "sim/trace.hpp"
 
@@ -13,47 +16,108 @@ namespace ts::sim {
 
 class BoxCache {
  public:
-  explicit BoxCache(uint64_t capacity_bytes) : capacity_(capacity_bytes) {}
+  explicit BoxCache(uint64_t capacity_bytes) : capacity_(capacity_bytes), table_(kInitialSlots, kEmpty) {}
 
   // Returns true on a hit. A miss inserts the box, evicting the least recently used.
   bool access(const GlobalBox& box) {
-    const uint64_t bytes = uint64_t{box.rows} * box.row_bytes;
-    const Key key{box.tensor, box.offset, box.rows, box.row_bytes};
-    if (auto it = index_.find(key); it != index_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second);
-      return true;
+    const Key key{box.tensor, box.rows, box.row_bytes, box.offset};
+    size_t slot = home(key);
+    for (; table_[slot] != kEmpty; slot = (slot + 1) & mask()) {
+      const int32_t e = table_[slot];
+      if (entries_[e].key == key) {
+        unlink(e);
+        push_front(e);
+        return true;
+      }
     }
-    lru_.push_front({key, bytes});
-    index_.emplace(key, lru_.begin());
-    used_ += bytes;
-    while (used_ > capacity_ && !lru_.empty()) {
-      used_ -= lru_.back().bytes;
-      index_.erase(lru_.back().key);
-      lru_.pop_back();
-    }
+    const int32_t e = new_entry(key, uint64_t{box.rows} * box.row_bytes);
+    table_[slot] = e;
+    push_front(e);
+    used_ += entries_[e].bytes;
+    while (used_ > capacity_ && tail_ != kEmpty) evict(tail_);
+    if (2 * live_ > table_.size()) grow();
     return false;
   }
 
  private:
   struct Key {
-    uint32_t tensor;
+    uint32_t tensor, rows, row_bytes;
     uint64_t offset;
-    uint32_t rows, row_bytes;
     bool operator==(const Key&) const = default;
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      uint64_t h = k.offset * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.tensor} << 48) ^ (uint64_t{k.rows} << 32) ^ k.row_bytes;
-      return static_cast<size_t>(h ^ (h >> 29));
-    }
   };
   struct Entry {
     Key key;
-    uint64_t bytes;
+    uint64_t bytes = 0;
+    int32_t prev = kEmpty, next = kEmpty;  // LRU neighbours (front: most recent); free list via next
   };
+  static constexpr int32_t kEmpty = -1;
+  static constexpr size_t kInitialSlots = 1024;
+
+  size_t mask() const { return table_.size() - 1; }
+  size_t home(const Key& k) const {
+    uint64_t h = k.offset * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.tensor} << 48) ^ (uint64_t{k.rows} << 32) ^ k.row_bytes;
+    h ^= h >> 29;
+    return static_cast<size_t>(h) & mask();
+  }
+
+  int32_t new_entry(const Key& key, uint64_t bytes) {
+    int32_t e = free_;
+    if (e != kEmpty) free_ = entries_[e].next;
+    else e = static_cast<int32_t>(entries_.size()), entries_.emplace_back();
+    entries_[e] = {key, bytes, kEmpty, kEmpty};
+    ++live_;
+    return e;
+  }
+  void push_front(int32_t e) {
+    entries_[e].prev = kEmpty;
+    entries_[e].next = head_;
+    if (head_ != kEmpty) entries_[head_].prev = e;
+    head_ = e;
+    if (tail_ == kEmpty) tail_ = e;
+  }
+  void unlink(int32_t e) {
+    Entry& x = entries_[e];
+    (x.prev != kEmpty ? entries_[x.prev].next : head_) = x.next;
+    (x.next != kEmpty ? entries_[x.next].prev : tail_) = x.prev;
+  }
+  void evict(int32_t e) {
+    unlink(e);
+    used_ -= entries_[e].bytes;
+    erase_slot(e);
+    entries_[e].next = free_;
+    free_ = e;
+    --live_;
+  }
+  // Removes entry e from the table; later entries of its probe run move back into the gap.
+  void erase_slot(int32_t e) {
+    size_t gap = home(entries_[e].key);
+    while (table_[gap] != e) gap = (gap + 1) & mask();
+    for (size_t next = (gap + 1) & mask(); table_[next] != kEmpty; next = (next + 1) & mask()) {
+      const size_t want = home(entries_[table_[next]].key);
+      // Move it back if its home does not lie cyclically in (gap, next].
+      if (((next - want) & mask()) >= ((next - gap) & mask())) {
+        table_[gap] = table_[next];
+        gap = next;
+      }
+    }
+    table_[gap] = kEmpty;
+  }
+  void grow() {
+    std::vector<int32_t> old(table_.size() * 2, kEmpty);
+    old.swap(table_);
+    for (int32_t e : old)
+      if (e != kEmpty) {
+        size_t slot = home(entries_[e].key);
+        while (table_[slot] != kEmpty) slot = (slot + 1) & mask();
+        table_[slot] = e;
+      }
+  }
+
   uint64_t capacity_, used_ = 0;
-  std::list<Entry> lru_;
-  std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> index_;
+  std::vector<int32_t> table_;  // slot -> entry, kEmpty where free
+  std::vector<Entry> entries_;
+  int32_t head_ = kEmpty, tail_ = kEmpty, free_ = kEmpty;
+  size_t live_ = 0;
 };
 
 }  // namespace ts::sim

@@ -51,7 +51,7 @@ TraceOp op(OpKind k, uint32_t barrier = 0, uint32_t count = 0, uint64_t bytes = 
 
 TraceOp load(uint32_t barrier, uint64_t offset, uint32_t rows = 128, uint32_t row_bytes = 128) {
   TraceOp o = op(OpKind::tma_load, barrier, 0, uint64_t{rows} * row_bytes);
-  o.box = GlobalBox{0, offset, rows, row_bytes, 1 << 20};
+  o.box = GlobalBox{0, rows, row_bytes, offset};
   return o;
 }
 

@@ -122,6 +122,9 @@ void draw_accuracy(const AccuracyState& s, const SceneContext& c, Rect area) {
     std::snprintf(summary, sizeof summary, "mean absolute error over %zu simulated rows: %.1f %%", m.simulated, m.mape);
     text_at(dl, f.body, ImVec2(tx, y + 6), colour::text, summary);
     if (c.lit("errors")) draw_highlight_frame(dl, {ImVec2(tx, y + 6), ImVec2(tx + text_size(f.body, summary).x, y + 24)});
+    if (s.metric == AccuracyMetric::tflops)
+      text_at(dl, f.small, ImVec2(tx, y + 26), colour::dim_text,
+              "the simulator counts cycles; each row's are timed at the SM clock it ran at, read inside the kernel");
   }
 }
 

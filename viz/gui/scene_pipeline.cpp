@@ -140,7 +140,9 @@ void draw_stage_table(const PipelineState& s, const SceneContext& c, Rect area) 
   text_at(c.dl, f.small, ImVec2(area.min.x, y + 4), colour::dim_text,
           md.gemm.empty() ? "no measurements found" : "measured: " + md.device);
   if (!md.gemm.empty()) text_at(c.dl, f.small, ImVec2(area.min.x, y + 20), colour::dim_text, md.date + ", tilescope bench");
-  if (c.lit("measured") || c.lit("stages")) draw_highlight_frame(c.dl, {area.min, ImVec2(area.max.x, y + 36)});
+  if (!md.gemm.empty())
+    text_at(c.dl, f.small, ImVec2(area.min.x, y + 36), colour::dim_text, "simulated at each row's measured SM clock");
+  if (c.lit("measured") || c.lit("stages")) draw_highlight_frame(c.dl, {area.min, ImVec2(area.max.x, y + 52)});
 }
 
 }  // namespace

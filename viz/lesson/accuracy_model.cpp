@@ -33,6 +33,7 @@ AccuracyModel accuracy_model(const AccuracyState& s, const MeasuredData& measure
       p.sweep = row.sweep;
       p.run.shape = row.shape;
       p.run.cfg = row.cfg;
+      p.run.clock_mhz = row.sm_clock_mhz;
       p.measured = p.measured_lo = p.measured_hi = row.tflops;
       add(std::move(p));
     }
@@ -44,6 +45,8 @@ AccuracyModel accuracy_model(const AccuracyState& s, const MeasuredData& measure
       p.sweep = "order";
       p.run.shape = row.shape;
       p.run.cfg = row.cfg;
+      // Bytes do not depend on the clock; the same run as the TFLOPS point shares its simulation.
+      if (const MeasuredGemm* g = find_measured(measured, row.shape, row.cfg)) p.run.clock_mhz = g->sm_clock_mhz;
       p.measured = row.read_mean, p.measured_lo = row.read_min, p.measured_hi = row.read_max;
       add(std::move(p));
     }

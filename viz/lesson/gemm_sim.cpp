@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include <sys/resource.h>
 
 #include "sim/machine.hpp"
+#include "viz/lesson/measured.hpp"
 #include "tiles/sched/block_order.hpp"
 
 #if TILESCOPE_HAVE_HOST_BACKEND
@@ -22,7 +24,7 @@ inline std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape&, const G
 namespace ts::viz {
 
 std::string GemmRun::key() const {
-  return machine + " " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " +
+  return machine + (clock_mhz > 0 ? " @" + std::to_string(std::lround(clock_mhz)) + "MHz " : " ") + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k) + " " +
          kernels::describe(cfg) + (tile_l2 ? " +tile-l2" : "");
 }
 
@@ -49,6 +51,7 @@ GemmRun gemm_run(const GemmKnobs& g) {
   GemmRun run;
   run.shape = {g.m, g.n, g.k};
   run.cfg = gemm_config(g);
+  if (const MeasuredGemm* row = find_measured(measured_data(), run.shape, run.cfg)) run.clock_mhz = row->sm_clock_mhz;
   return run;
 }
 
@@ -78,13 +81,13 @@ double thread_cpu_ms() {
 #endif
 }
 
-const sim::EngineParams& params_for(const std::string& machine) {
+sim::EngineParams params_for(const std::string& machine, double clock_mhz) {
   static std::mutex lock;
-  static std::map<std::string, sim::EngineParams> loaded;
+  static std::map<std::string, sim::MachineSpec> loaded;
   const std::lock_guard<std::mutex> guard(lock);
   auto it = loaded.find(machine);
-  if (it == loaded.end()) it = loaded.emplace(machine, sim::engine_params(sim::load_machine(machine))).first;
-  return it->second;
+  if (it == loaded.end()) it = loaded.emplace(machine, sim::load_machine(machine)).first;
+  return sim::engine_params(it->second, clock_mhz);
 }
 
 // Which output tile each TMA load fed: a block's loads come in program order, the same number for
@@ -120,7 +123,7 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
   auto out = std::make_shared<GemmSim>();
   out->run = run;
   try {
-    const sim::EngineParams& p = params_for(run.machine);
+    const sim::EngineParams p = params_for(run.machine, run.clock_mhz);
     out->clock_mhz = p.clock_mhz;
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = thread_cpu_ms();

@@ -23,6 +23,9 @@ struct GemmRun {
   kernels::GemmShape shape{2048, 2048, 2048};
   kernels::GemmConfig cfg{};
   std::string machine = "h100-sxm";
+  // The SM clock to time the cycles at: a measured row's own clock, so that simulated and measured
+  // sit side by side at the clock the GPU ran; 0 for the machine's sustained clock.
+  double clock_mhz = 0;
   // Also count each output tile's L2 hits (the grid scene's L2 colours): logs every SM's loads,
   // which costs time, so only the scenes that draw it ask for it.
   bool tile_l2 = false;
@@ -34,6 +37,7 @@ struct GemmRun {
   static constexpr uint64_t kQuickTileIterations = 1u << 15;
 };
 
+// The run the knobs describe, at the clock of its measured row when data/measured has one.
 GemmRun gemm_run(const GemmKnobs& knobs);
 kernels::GemmConfig gemm_config(const GemmKnobs& knobs);
 

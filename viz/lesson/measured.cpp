@@ -65,7 +65,7 @@ MeasuredData load_measured(const std::string& gemm_json, const std::string& dram
       d.date = doc.value("date", "?");
       for (const auto& row : doc.at("rows"))
         d.gemm.push_back({row.value("group", ""), shape_of(row), config_of(row), row.at("tflops").get<double>(),
-                          row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0)});
+                          row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0), row.value("sm_clock_mhz", 0.0)});
     } catch (const std::exception& e) {
       d.problems.push_back(gemm_json + ": " + e.what());
       d.gemm.clear();

@@ -15,6 +15,7 @@ struct MeasuredGemm {
   kernels::GemmConfig cfg{};
   double tflops = 0, median_ms = 0;
   double cublas_tflops = 0;
+  double sm_clock_mhz = 0;  // the SM clock while it ran (0: not recorded)
 };
 
 // HBM traffic of one configuration under Nsight Compute, over several launches.

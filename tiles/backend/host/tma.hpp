@@ -72,12 +72,11 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
   for (int j = 0; j < blocks; ++j) {
     const int64_t c0 = int64_t{idx.c} * ST::cols + int64_t{j} * ST::block_cols;
     const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(ST::block_cols, m.dims[3] - c0));
-    sim::TraceOp op = sim::make_op(kind, barrier_id, 0, uint64_t{ST::rows} * ST::block_cols * sizeof(T));
+    sim::TraceOp op = sim::make_op(kind, barrier_id, 0, static_cast<uint32_t>(ST::rows * ST::block_cols * sizeof(T)));
     op.box.tensor = static_cast<uint32_t>(reinterpret_cast<std::uintptr_t>(m.ptr) >> 4);
     op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
     op.box.rows = static_cast<uint32_t>(rows);
     op.box.row_bytes = static_cast<uint32_t>(cols * int64_t{sizeof(T)});
-    op.box.pitch = static_cast<uint64_t>(m.dims[3]) * sizeof(T);
     host::emit(op);
   }
 }

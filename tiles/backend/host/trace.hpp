@@ -34,7 +34,7 @@ class TracedBlock {
   // `smem` is the block's shared-memory window (never read or written in trace mode: it only
   // gives ops their addresses); `body` runs as every warp.
   TracedBlock(int index, int grid, int warps, char* smem, std::size_t smem_bytes, std::function<void()> body,
-              std::size_t batch = 512, std::size_t stack_bytes = 256 * 1024)
+              std::size_t batch = 64, std::size_t stack_bytes = 256 * 1024)
       : body_(std::move(body)), buffers_(warps) {
     block_.index = index;
     block_.grid = grid;

@@ -3,6 +3,7 @@
 // It lives in tiles/ because the backend that emits it depends on nothing; the simulator (sim/)
 // replays streams of these.
 #include <cstdint>
+#include <type_traits>
 
 #include "tiles/layout/swizzle.hpp"
 
@@ -28,13 +29,12 @@ enum class OpKind : uint8_t {
 };
 
 
-// A TMA box in global memory: rows of `row_bytes` contiguous bytes, `pitch` bytes apart.
+// A TMA box in global memory: `rows` rows of `row_bytes` contiguous bytes, from `offset` on.
 struct GlobalBox {
   uint32_t tensor = 0;     // which tensor (distinct tensors never share cache lines)
-  uint64_t offset = 0;     // byte offset of the box's first byte in the tensor
   uint32_t rows = 0;
   uint32_t row_bytes = 0;  // in-range bytes of each row (out-of-range parts move no memory)
-  uint64_t pitch = 0;
+  uint64_t offset = 0;     // byte offset of the box's first byte in the tensor
 };
 
 // A warp's register-fragment store into a shared tile (warpgroup::store): `rows` x `cols` elements
@@ -43,21 +43,29 @@ struct GlobalBox {
 // bank model on the tile's own layout.
 struct SmemFragmentStore {
   layout::SmemLayout tile{};
-  uint32_t row0 = 0, col0 = 0, rows = 0, cols = 0;
+  uint16_t row0 = 0, col0 = 0, rows = 0, cols = 0;
 };
 
+// 56 bytes: a 16384^3 grid streams hundreds of millions of these through the simulator, so the
+// per-op sizes are 32-bit (one warp's op moves at most a shared-memory's worth of bytes) and the
+// two payloads share their room.
 struct TraceOp {
+  TraceOp() : box{} {}
   OpKind kind{};
   uint32_t barrier = 0;  // mbarrier id (its shared-memory offset) or warpgroup id
   uint32_t count = 0;    // meaning depends on kind (see OpKind)
-  uint64_t bytes = 0;
-  uint64_t flops = 0;
-  GlobalBox box{};       // tma_load / tma_store
-  SmemFragmentStore store{};  // smem_store
+  uint32_t bytes = 0;
+  uint32_t flops = 0;
+  union {
+    GlobalBox box;            // tma_load / tma_store
+    SmemFragmentStore store;  // smem_store
+  };
 };
+static_assert(sizeof(TraceOp) <= 56, "TraceOp grew: the simulator's op streams are sized for 56 bytes");
+static_assert(std::is_trivially_copyable_v<TraceOp>);
 
 // An op with its scalar fields set (box and store left empty): how the emitter and tests build them.
-inline TraceOp make_op(OpKind kind, uint32_t barrier = 0, uint32_t count = 0, uint64_t bytes = 0, uint64_t flops = 0) {
+inline TraceOp make_op(OpKind kind, uint32_t barrier = 0, uint32_t count = 0, uint32_t bytes = 0, uint32_t flops = 0) {
   TraceOp op;
   op.kind = kind;
   op.barrier = barrier;

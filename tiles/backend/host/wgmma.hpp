@@ -49,7 +49,7 @@ inline void mma_smem(rt_fl<16, N>& d, const SA& a, const SB& b, bool accumulate)
   using T = typename SA::dtype;
   static_assert(std::is_same_v<T, typename SB::dtype>, "warpgroup::mma: A and B element types differ");
   check_mma_types<T, N>();
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, 0, uint64_t{2} * 16 * N * K));
+  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, 0, uint32_t{2} * 16 * N * K));
   float* fa = scratch(16 * K + K * N);
   float* fb = fa + 16 * K;
   const int row0 = 16 * warpgroup::warpid();
@@ -93,7 +93,7 @@ template <int N, int K, class T, TileLayout L>
 inline void mma_AB(rt_fl<16, N>& d, const rt<T, 16, K, L>& a, const st<T, K, N>& b, bool accumulate = true) {
   static_assert(std::is_same_v<L, row_l>, "warpgroup::mma_AB: a register A operand must be in row layout (rt<T, 16, K, row_l>)");
   detail::check_mma_types<T, N>();
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, 0, uint64_t{2} * 16 * N * K));
+  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, 0, uint32_t{2} * 16 * N * K));
   float* fa = detail::scratch(16 * K + K * N);
   float* fb = fa + 16 * K;
   for (int i = 0; i < 16; ++i)
