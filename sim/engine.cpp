@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 #include <deque>
+#include <limits>
 #include <queue>
 #include <sstream>
 #include <stdexcept>
@@ -158,9 +159,11 @@ struct Sm {
 
 // The only event: a warp may run again at `time`. Ties go in order of scheduling (seq).
 struct Event {
+  static constexpr uint32_t kGroup = 1u << 23;  // the id names a wake group, not a warp
   double time;
-  uint64_t order;  // seq << 24 | warp: 16 bytes an event, compared in one go
-  uint32_t warp() const { return static_cast<uint32_t>(order & 0xFFFFFF); }
+  uint64_t order;  // seq << 24 | id: 16 bytes an event, compared in one go
+  bool is_group() const { return (order & kGroup) != 0; }
+  uint32_t warp() const { return static_cast<uint32_t>(order & (kGroup - 1)); }
   bool operator>(const Event& o) const { return time != o.time ? time > o.time : order > o.order; }
 };
 
@@ -188,7 +191,17 @@ class Engine {
       const Event e = events_.top();
       events_.pop();
       now_ = e.time;
-      run_warp(e.warp());
+      if (!e.is_group()) {
+        run_warp(e.warp());
+        continue;
+      }
+      // The warps a barrier woke together run in the order they were woken, as their own events
+      // would have (they came next in the queue); group_ holds those not yet run.
+      group_.swap(groups_[e.warp()]);
+      free_groups_.push_back(e.warp());
+      group_time_ = e.time;
+      for (group_next_ = 0; group_next_ < group_.size();) run_warp(group_[group_next_++]);
+      group_.clear();
     }
     for (const Warp& w : warps_)
       if (!w.done) throw std::runtime_error(deadlock_message());
@@ -198,8 +211,28 @@ class Engine {
 
  private:
   void push(double time, uint32_t warp) {
-    if (warp > 0xFFFFFF) throw std::runtime_error("more than 16M warps in one simulation");
+    if (warp >= Event::kGroup) throw std::runtime_error("more than 8M warps in one simulation");
     events_.push({time, (seq_++ << 24) | warp});
+  }
+  // One event for several warps that wake at the same time (a barrier's waiters).
+  // `warps` comes back empty.
+  void push_group(double time, std::vector<uint32_t>& warps) {
+    if (warps.size() == 1) {
+      push(time, warps[0]);
+      warps.clear();
+      return;
+    }
+    uint32_t id;
+    if (!free_groups_.empty()) id = free_groups_.back(), free_groups_.pop_back();
+    else id = static_cast<uint32_t>(groups_.size()), groups_.emplace_back();
+    groups_[id].swap(warps);  // hands the list over; `warps` gets an emptied one back
+    warps.clear();
+    events_.push({time, (seq_++ << 24) | Event::kGroup | id});
+  }
+  // When the next event happens: the queue's first, or the rest of the wake group being run.
+  double next_event_time() const {
+    const double queued = events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().time;
+    return group_next_ < group_.size() ? std::min(queued, group_time_) : queued;
   }
 
   bool try_place(uint32_t sm_id, double t) {
@@ -228,10 +261,10 @@ class Engine {
     return true;
   }
 
-  Barrier& barrier(uint32_t block, uint32_t id) {
-    Barrier* b = blocks_[block].find_barrier(id);
-    if (b == nullptr)
-      throw std::runtime_error("block " + std::to_string(blocks_[block].index) + " uses mbarrier " + std::to_string(id) +
+  static Barrier& barrier(Block& blk, uint32_t id) {
+    Barrier* b = blk.find_barrier(id);
+    if (b == nullptr) [[unlikely]]
+      throw std::runtime_error("block " + std::to_string(blk.index) + " uses mbarrier " + std::to_string(id) +
                                " before initialising it");
     return *b;
   }
@@ -252,11 +285,9 @@ class Engine {
     b.completed_at = std::max({now_, b.arrived, b.landed});
     b.arrived = b.landed = 0;
     log_barrier(BarrierEvent::Kind::phase_complete, block, by_warp, b, b.completed_at);
-    for (uint32_t w : b.waiters) {
-      push(b.completed_at + p_.barrier_latency, w);
+    for (uint32_t w : b.waiters)
       log_barrier(BarrierEvent::Kind::wake, block, warps_[w].index, b, b.completed_at + p_.barrier_latency);
-    }
-    b.waiters.clear();
+    if (!b.waiters.empty()) push_group(b.completed_at + p_.barrier_latency, b.waiters);
   }
 
   // The optional barrier event log (SimOptions::barrier_log_sms); one test and out when it is off.
@@ -326,7 +357,7 @@ class Engine {
       // Shared units (tensor pipe, TMA, LSU, L2, HBM) must see requests in time order; every other
       // op carries its own time, so a warp runs ahead through those and yields only here.
       if (uses_shared_unit(op.kind) && w.time > now_) {
-        if (!events_.empty() && events_.top().time < w.time) {
+        if (next_event_time() < w.time) {
           push(w.time, wid);
           return;
         }
@@ -341,20 +372,20 @@ class Engine {
           break;
         }
         case OpKind::arrive: {
-          Barrier& b = barrier(w.block, op.barrier);
+          Barrier& b = barrier(blk, op.barrier);
           log_barrier(BarrierEvent::Kind::arrive, w.block, w.index, b, w.time);
           arrive(w.block, b, w.time, w.index);
           break;
         }
         case OpKind::expect_bytes: {
-          Barrier& b = barrier(w.block, op.barrier);
+          Barrier& b = barrier(blk, op.barrier);
           b.tx += static_cast<int64_t>(op.bytes);
           log_barrier(BarrierEvent::Kind::expect_bytes, w.block, w.index, b, w.time, op.bytes);
           arrive(w.block, b, w.time, w.index);
           break;
         }
         case OpKind::wait: {
-          Barrier& b = barrier(w.block, op.barrier);
+          Barrier& b = barrier(blk, op.barrier);
           if ((b.phase & 1u) == (op.count & 1u)) {  // the phase of that parity has not completed
             if (!w.blocked) log_barrier(BarrierEvent::Kind::wait_begin, w.block, w.index, b, w.time);
             b.waiters.push_back(wid);
@@ -390,7 +421,7 @@ class Engine {
             done = std::max(done, hbm_free_ + p_.tma_latency_hbm);
           }
           span(w, op.kind, start, done);
-          Barrier& b = barrier(w.block, op.barrier);
+          Barrier& b = barrier(blk, op.barrier);
           b.landed = std::max(b.landed, done);
           b.tx -= static_cast<int64_t>(op.bytes ? op.bytes : bytes);
           log_barrier(BarrierEvent::Kind::tma_issue, w.block, w.index, b, start, bytes, done, hit);
@@ -565,6 +596,10 @@ class Engine {
   std::deque<Block> blocks_;
   std::deque<Warp> warps_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
+  std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on
+  size_t group_next_ = 0;
+  double group_time_ = 0;
   std::priority_queue<double, std::vector<double>, std::greater<>> stores_in_flight_;  // read_done of each
   std::optional<BlockTrace> pending_;
   std::unordered_map<uint64_t, StoreCost> store_costs_;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "tiles/backend/host/fiber.hpp"
@@ -22,6 +23,44 @@ inline uint32_t smem_offset(const void* p) {
   return static_cast<uint32_t>(static_cast<const char*>(p) - b.smem);
 }
 
+// Fiber stacks for trace mode, kept for the next block instead of unmapped: a grid of one block
+// per tile creates and destroys a dozen fibers per tile, and mapping a guarded stack (mmap,
+// mprotect, first-touch faults) costs more than tracing the block. One pool per thread.
+class PooledStack {
+ public:
+  explicit PooledStack(std::size_t bytes) : bytes_(bytes) {}
+  boost::context::stack_context allocate() {
+    auto& pool = free_stacks();
+    for (std::size_t i = pool.size(); i-- > 0;)
+      if (pool[i].first == bytes_) {
+        const boost::context::stack_context sc = pool[i].second;
+        pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(i));
+        return sc;
+      }
+    return boost::context::protected_fixedsize_stack(bytes_).allocate();
+  }
+  void deallocate(boost::context::stack_context& sc) {
+    auto& pool = free_stacks();
+    if (pool.size() < kKept) pool.emplace_back(bytes_, sc);
+    else boost::context::protected_fixedsize_stack(bytes_).deallocate(sc);
+  }
+
+ private:
+  static constexpr std::size_t kKept = 1024;  // stacks (virtual 256 KB each, a few pages touched)
+  using Entry = std::pair<std::size_t, boost::context::stack_context>;  // asked-for size, stack
+  struct Pool {
+    std::vector<Entry> stacks;
+    ~Pool() {  // deallocation reads the mapping's extent from the stack_context itself
+      for (auto& [bytes, sc] : stacks) boost::context::protected_fixedsize_stack(bytes).deallocate(sc);
+    }
+  };
+  static std::vector<Entry>& free_stacks() {
+    thread_local Pool pool;
+    return pool.stacks;
+  }
+  std::size_t bytes_;
+};
+
 inline void emit(const sim::TraceOp& op) {
   Warp& me = current();
   me.trace->push_back(op);
@@ -34,7 +73,7 @@ class TracedBlock {
   // `smem` is the block's shared-memory window (never read or written in trace mode: it only
   // gives ops their addresses); `body` runs as every warp.
   TracedBlock(int index, int grid, int warps, char* smem, std::size_t smem_bytes, std::function<void()> body,
-              std::size_t batch = 64, std::size_t stack_bytes = 256 * 1024)
+              std::size_t batch = 128, std::size_t stack_bytes = 256 * 1024)
       : body_(std::move(body)), buffers_(warps) {
     block_.index = index;
     block_.grid = grid;
@@ -48,7 +87,7 @@ class TracedBlock {
       w->trace = &buffers_[i];
       w->trace_batch = batch;
       Warp* wp = w.get();
-      w->self = boost::context::fiber(std::allocator_arg, boost::context::protected_fixedsize_stack(stack_bytes),
+      w->self = boost::context::fiber(std::allocator_arg, PooledStack(stack_bytes),
                                       [wp, this](boost::context::fiber&& caller) {
                                         wp->back = std::move(caller);
                                         try {
