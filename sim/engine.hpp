@@ -5,7 +5,9 @@
 // Model, per SM: warps that issue their ops in order; a tensor pipe that runs one MMA slice at a
 // time (FLOPs / rate); a TMA unit that issues one box at a time; an LSU for shared stores
 // (one wavefront per cycle); mbarriers with arrival counts and transaction bytes; named and block
-// barriers. Chip-wide: an L2 (sim/l2.hpp) whose bandwidth is one FIFO server, and HBM as another.
+// barriers. Chip-wide: an L2 (sim/l2.hpp) whose read bandwidth is one FIFO server, its intake of
+// TMA stores another, and HBM a third; a TMA store waits longer the more stores are in flight
+// across the chip (alone: tma_store_latency; every SM storing: tma_store_latency_under_load).
 // A block becomes resident on an SM when shared memory, registers, threads and the block limit
 // allow, in launch order. Deterministic: no randomness, ties broken by sequence number.
 #include <cstdint>
