@@ -87,6 +87,33 @@ TEST_CASE("the SM's TMA port paces one SM's loads", "[engine]") {
   CHECK(simulate(grid, p).cycles == Approx(1024 + 200));
 }
 
+TraceOp store(uint64_t offset) {
+  TraceOp o = op(OpKind::tma_store, 0, 0, 16384);
+  o.box = GlobalBox{2, 128, 128, offset};
+  return o;
+}
+
+TEST_CASE("TMA stores: alone at their own latency, slower with every SM storing", "[engine]") {
+  // Stores alone: 500 cycles until the staging tile may be reused. In flight across the chip they
+  // slow down towards 4500 cycles, in proportion to how many are in flight per SM.
+  EngineParams p = simple_params();
+  p.tma_store_latency = 500;
+  p.tma_store_latency_under_load = 4500;
+  p.store_bytes_per_cycle = 1e12;
+  p.hbm_bytes_per_cycle = 1e12;
+  p.sms = 2;
+  const std::vector<TraceOp> one = {store(0), op(OpKind::tma_store_commit), op(OpKind::tma_store_wait, 0, 0)};
+  HandGrid alone({one});
+  CHECK(simulate(alone, p).cycles == Approx(500));
+  // Two stores back to back from one warp (2 SMs in the machine): the first sees none in flight
+  // (500), the second sees one, half an SM's worth of load: 500 + 0.5 * 4000 = 2500.
+  const std::vector<TraceOp> two = {store(0), store(16384), op(OpKind::tma_store_commit), op(OpKind::tma_store_wait, 0, 0)};
+  HandGrid grid({two});
+  const SimReport r = simulate(grid, p);
+  CHECK(r.cycles == Approx(2500));
+  CHECK(r.hbm_write_bytes == 32768);
+}
+
 TEST_CASE("one wgmma: pipe time plus latency", "[engine]") {
   // m64n256k16 = 64*256*16*2 = 524288 FLOP at 4096 FLOP/cycle = 128 cycles, + 10 latency.
   HandGrid grid({{op(OpKind::mma, 0, 256, 0, 524288), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)}});
