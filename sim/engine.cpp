@@ -104,6 +104,7 @@ class GroupFifo {
 
 struct Warp {
   uint32_t block = 0, index = 0;  // resident block slot, warp within the block
+  uint32_t sm = 0;
   OpSource* source = nullptr;
   double time = 0;
   bool done = false, has_op = false, blocked = false;
@@ -293,7 +294,7 @@ class Engine {
     Block& b = blocks_[slot];
     for (uint32_t i = 0; i < b.trace.warps.size(); ++i) {
       const uint32_t id = static_cast<uint32_t>(warps_.size());
-      warps_.push_back(Warp{slot, i, b.trace.warps[i].get(), t + p_.block_launch_cycles});
+      warps_.push_back(Warp{slot, i, sm_id, b.trace.warps[i].get(), t + p_.block_launch_cycles});
       b.warps.push_back(id);
       push(t + p_.block_launch_cycles, id);
     }
@@ -333,23 +334,20 @@ class Engine {
   // The optional barrier event log (SimOptions::barrier_log_sms); one test and out when it is off.
   void log_barrier(BarrierEvent::Kind kind, uint32_t block, uint32_t warp, const Barrier& b, double time,
                    uint64_t bytes = 0, double landed = 0, bool hit = false) {
-    if (opt_.barrier_log_sms != 0) [[unlikely]]
+    if ((opt_.barrier_log_sms | opt_.load_log_sms) != 0) [[unlikely]]
       record_barrier_event(kind, block, warp, b, time, bytes, landed, hit);
   }
   [[gnu::noinline]] void record_barrier_event(BarrierEvent::Kind kind, uint32_t block, uint32_t warp, const Barrier& b,
                                               double time, uint64_t bytes, double landed, bool hit) {
     const Block& blk = blocks_[block];
-    if (blk.sm >= opt_.barrier_log_sms) return;
+    const bool load = kind == BarrierEvent::Kind::tma_issue;
+    if (blk.sm >= (load ? std::max(opt_.barrier_log_sms, opt_.load_log_sms) : opt_.barrier_log_sms)) return;
     report_.barrier_events.push_back({kind, blk.sm, blk.index, warp, b.id, b.phase, time, landed, bytes, hit});
   }
 
   void span(const Warp& w, OpKind kind, double start, double end) {
-    if (opt_.timeline_sms != 0) [[unlikely]]
-      record_span(w, kind, start, end);
-  }
-  [[gnu::noinline]] void record_span(const Warp& w, OpKind kind, double start, double end) {
-    const Block& b = blocks_[w.block];
-    if (b.sm < opt_.timeline_sms) report_.spans.push_back({b.sm, b.index, w.index, kind, start, end});
+    if (w.sm < opt_.timeline_sms) [[unlikely]]
+      report_.spans.push_back({w.sm, blocks_[w.block].index, w.index, kind, start, end});
   }
 
   // Blocks the warp on a barrier-like condition; it re-runs its op when woken.

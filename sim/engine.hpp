@@ -106,6 +106,7 @@ struct SimReport {
 struct SimOptions {
   uint32_t timeline_sms = 0;  // record spans for SMs 0..timeline_sms-1
   uint32_t barrier_log_sms = 0;  // record barrier events for SMs 0..barrier_log_sms-1 (off: 0)
+  uint32_t load_log_sms = 0;     // ... and only the TMA loads (tma_issue) of SMs up to this one
 };
 
 // Throws std::runtime_error on a malformed stream (wait on an uninitialised barrier, a deadlock:

@@ -137,7 +137,8 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
     sim::SimOptions opt;
     if (run.quick()) {
       opt.timeline_sms = kTimelineSms;
-      opt.barrier_log_sms = run.tile_l2 ? p.sms : kTimelineSms;  // every SM's loads for the per-tile L2
+      opt.barrier_log_sms = kTimelineSms;
+      if (run.tile_l2) opt.load_log_sms = p.sms;  // every SM's loads, for the per-tile L2
     }
     out->report = sim::simulate(*grid, p, opt);
     out->tiles_m = static_cast<uint32_t>(run.shape.m / (64 * run.cfg.consumers));
