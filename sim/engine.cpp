@@ -168,46 +168,6 @@ struct Event {
   bool operator>(const Event& o) const { return time != o.time ? time > o.time : order > o.order; }
 };
 
-// The event queue: a 4-ary min-heap (half the depth of a binary one; a pop compares four
-// siblings that share a cache line), ordered by time, then by scheduling order.
-class EventQueue {
- public:
-  bool empty() const { return heap_.empty(); }
-  const Event& top() const { return heap_.front(); }
-  void push(const Event& e) {
-    size_t i = heap_.size();
-    heap_.push_back(e);
-    while (i > 0) {
-      const size_t parent = (i - 1) / 4;
-      if (!(heap_[parent] > e)) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = e;
-  }
-  void pop() {
-    const Event last = heap_.back();
-    heap_.pop_back();
-    if (heap_.empty()) return;
-    const size_t n = heap_.size();
-    size_t i = 0;
-    while (true) {
-      const size_t first = 4 * i + 1;
-      if (first >= n) break;
-      size_t best = first;
-      for (size_t c = first + 1; c < std::min(first + 4, n); ++c)
-        if (heap_[best] > heap_[c]) best = c;
-      if (!(last > heap_[best])) break;
-      heap_[i] = heap_[best];
-      i = best;
-    }
-    heap_[i] = last;
-  }
-
- private:
-  std::vector<Event> heap_;
-};
-
 class Engine {
  public:
   Engine(GridTrace& grid, const EngineParams& p, const SimOptions& opt)
@@ -633,7 +593,7 @@ class Engine {
   std::vector<Sm> sms_;
   std::deque<Block> blocks_;
   std::deque<Warp> warps_;
-  EventQueue events_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
   std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on
   size_t group_next_ = 0;

@@ -55,6 +55,12 @@ TraceOp load(uint32_t barrier, uint64_t offset, uint32_t rows = 128, uint32_t ro
   return o;
 }
 
+TraceOp store(uint64_t offset) {  // a 16 KB box of another tensor
+  TraceOp o = op(OpKind::tma_store, 0, 0, 16384);
+  o.box = GlobalBox{2, 128, 128, offset};
+  return o;
+}
+
 }  // namespace
 
 TEST_CASE("one TMA load: HBM miss then L2 hit, timed by hand", "[engine]") {
@@ -85,12 +91,6 @@ TEST_CASE("the SM's TMA port paces one SM's loads", "[engine]") {
   HandGrid grid({{op(OpKind::barrier_init, 1, 1), op(OpKind::expect_bytes, 1, 0, 32768), load(1, 0), load(1, 16384),
                   op(OpKind::wait, 1, 0)}});
   CHECK(simulate(grid, p).cycles == Approx(1024 + 200));
-}
-
-TraceOp store(uint64_t offset) {
-  TraceOp o = op(OpKind::tma_store, 0, 0, 16384);
-  o.box = GlobalBox{2, 128, 128, offset};
-  return o;
 }
 
 TEST_CASE("TMA stores: alone at their own latency, slower with every SM storing", "[engine]") {
