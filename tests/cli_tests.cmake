@@ -21,3 +21,4 @@ expect_cli(0 "banks" ARGS --help)
 # and never a measurement (so this test cannot rewrite data/machines on a GPU machine).
 expect_cli(2 "calibrate" ARGS calibrate --machine-id no-such-machine)
 expect_cli(0 "--machine-id" ARGS calibrate --help)
+expect_cli(2 "unknown sweep" ARGS bench gemm --only everything)

@@ -178,6 +178,23 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     GemmConfig n128 = best; n128.block_n = 128; add("tile", 4096, 4096, 4096, n128); add("tile", 4096, 4096, 256, n128);
     GemmConfig one = best; one.consumers = 1; add("tile", 4096, 4096, 4096, one);
   }
+  if (only_group == "holdout") {
+    // Configurations the simulator was never compared with while it was built: shapes, stage
+    // counts and orders off the sweep above, to test it where nothing was tuned (`--only holdout`).
+    auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
+    add("holdout", 6144, 6144, 6144, best);
+    add("holdout", 8192, 4096, 2048, with([](GemmConfig& c) { c.stages = 3; }));
+    add("holdout", 4096, 8192, 1024, with([](GemmConfig& c) { c.order = {sched::Order::col_major, 1}; }));
+    add("holdout", 3072, 3072, 8192, best);
+    add("holdout", 16384, 2048, 4096, with([](GemmConfig& c) { c.order = {sched::Order::row_major, 1}; c.persistent = false; }));
+    add("holdout", 4096, 4096, 2048, with([](GemmConfig& c) { c.block_n = 128; c.stages = 2; }));
+    add("holdout", 8192, 8192, 512, best);
+    add("holdout", 2048, 2048, 8192, with([](GemmConfig& c) { c.consumers = 1; }));
+    add("holdout", 12288, 12288, 4096, with([](GemmConfig& c) { c.order = {sched::Order::grouped, 4}; }));
+    add("holdout", 4096, 4096, 8192, with([](GemmConfig& c) { c.stages = 2; c.b_row_major = false; }));
+  }
+  if (rows.empty())
+    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile or holdout)");
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   int sm_clock_khz = 0, mem_clock_khz = 0;
