@@ -12,8 +12,8 @@ namespace ts::viz {
 namespace {
 
 ImU32 sweep_colour(const std::string& sweep) {
-  static const char* names[] = {"size", "skinny", "stages", "order", "layout", "tile"};
-  for (unsigned i = 0; i < 6; ++i)
+  static const char* names[] = {"size", "skinny", "stages", "order", "layout", "tile", "holdout"};
+  for (unsigned i = 0; i < 7; ++i)
     if (sweep == names[i]) return bank_colour(i * 5 + 2);
   return colour::white;
 }
@@ -89,7 +89,7 @@ void draw_accuracy(const AccuracyState& s, const SceneContext& c, Rect area) {
   // The rows, with their errors.
   const float tx = area.max.x - table_w, line = f.small->FontSize + 4;
   float y = area.min.y + 46;
-  const float cols[] = {tx, tx + 52, tx + 170, area.max.x - 150, area.max.x - 95, area.max.x - 42};
+  const float cols[] = {tx, tx + 60, tx + 178, area.max.x - 150, area.max.x - 95, area.max.x - 42};
   const char* heads[] = {"sweep", "M x N x K", "config", "measured", "simulated", "error"};
   for (int i = 0; i < 6; ++i) text_at(dl, f.small, ImVec2(cols[i], y), colour::dim_text, heads[i]);
   y += line + 2;

@@ -55,22 +55,35 @@ std::string data_file(const char* relative, std::vector<std::string>& problems) 
 
 }  // namespace
 
-MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json) {
-  MeasuredData d;
+namespace {
+
+// The rows of one `tilescope bench gemm` file, appended to d.gemm; none of them if any is malformed.
+void read_gemm_rows(const std::string& file, MeasuredData& d, bool first) {
   json doc;
-  if (!gemm_json.empty() && read_json(gemm_json, doc, d.problems)) {
-    try {
-      d.gemm_file = gemm_json;
+  if (file.empty() || !read_json(file, doc, d.problems)) return;
+  const size_t before = d.gemm.size();
+  try {
+    if (first) {
+      d.gemm_file = file;
       d.device = doc.value("device", "?");
       d.date = doc.value("date", "?");
-      for (const auto& row : doc.at("rows"))
-        d.gemm.push_back({row.value("group", ""), shape_of(row), config_of(row), row.at("tflops").get<double>(),
-                          row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0), row.value("sm_clock_mhz", 0.0)});
-    } catch (const std::exception& e) {
-      d.problems.push_back(gemm_json + ": " + e.what());
-      d.gemm.clear();
     }
+    for (const auto& row : doc.at("rows"))
+      d.gemm.push_back({row.value("group", ""), shape_of(row), config_of(row), row.at("tflops").get<double>(),
+                        row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0), row.value("sm_clock_mhz", 0.0)});
+  } catch (const std::exception& e) {
+    d.problems.push_back(file + ": " + e.what());
+    d.gemm.resize(before);
   }
+}
+
+}  // namespace
+
+MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json) {
+  MeasuredData d;
+  json doc;
+  read_gemm_rows(gemm_json, d, true);
+  read_gemm_rows(holdout_json, d, false);
   if (!dram_json.empty() && read_json(dram_json, doc, d.problems)) {
     try {
       d.dram_file = dram_json;
@@ -112,7 +125,8 @@ const MeasuredData& measured_data() {
     std::vector<std::string> problems;
     const std::string gemm = data_file("measured/h100/gemm.json", problems);
     const std::string dram = data_file("measured/h100/gemm_dram.json", problems);
-    MeasuredData d = load_measured(gemm, dram);
+    const std::string holdout = data_file("measured/h100/gemm-holdout.json", problems);
+    MeasuredData d = load_measured(gemm, dram, holdout);
     d.problems.insert(d.problems.end(), problems.begin(), problems.end());
     return d;
   }();

@@ -29,7 +29,7 @@ struct MeasuredDram {
 };
 
 struct MeasuredData {
-  std::string gemm_file, device, date;  // data/measured/h100/gemm.json
+  std::string gemm_file, device, date;  // data/measured/h100/gemm.json (and gemm-holdout.json's rows)
   std::vector<MeasuredGemm> gemm;
   std::string dram_file, dram_device, dram_date;  // data/measured/h100/gemm_dram.json
   std::vector<MeasuredDram> dram;
@@ -39,7 +39,8 @@ struct MeasuredData {
 // Loaded once, on first use.
 const MeasuredData& measured_data();
 // Parses the two files (either path may be empty); used by measured_data() and the tests.
-MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json);
+// holdout_json: more rows of the same kind (the bench's holdout sweep), optional.
+MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json = "");
 
 // The same kernel configuration as far as the measurements tell them apart.
 bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b);

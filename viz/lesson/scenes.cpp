@@ -127,6 +127,7 @@ std::string_view name_of(MeasuredSweep s) {
     case MeasuredSweep::order: return "order";
     case MeasuredSweep::layout: return "layout";
     case MeasuredSweep::tile: return "tile";
+    case MeasuredSweep::holdout: return "holdout";
   }
   return "?";
 }
@@ -300,7 +301,7 @@ std::vector<KnobSpec> specs_of(GridState& s) {
 std::vector<KnobSpec> specs_of(AccuracyState& s) {
   static constexpr MeasuredSweep sweeps[] = {MeasuredSweep::all,   MeasuredSweep::size,   MeasuredSweep::skinny,
                                              MeasuredSweep::stages, MeasuredSweep::order, MeasuredSweep::layout,
-                                             MeasuredSweep::tile};
+                                             MeasuredSweep::tile,  MeasuredSweep::holdout};
   static constexpr AccuracyMetric metrics[] = {AccuracyMetric::tflops, AccuracyMetric::hbm};
   return {choice_knob("sweep", "which measured sweep is shown", s.sweep, sweeps),
           choice_knob("metric", "TFLOPS (gemm.json) or HBM bytes read (gemm_dram.json)", s.metric, metrics),

@@ -84,7 +84,7 @@ struct GridState {
 };
 
 // ---- accuracy: every measured row against its simulation ----------------------------------------
-enum class MeasuredSweep { all, size, skinny, stages, order, layout, tile };
+enum class MeasuredSweep { all, size, skinny, stages, order, layout, tile, holdout };
 enum class AccuracyMetric { tflops, hbm };
 struct AccuracyState {
   MeasuredSweep sweep = MeasuredSweep::all;
