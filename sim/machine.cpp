@@ -58,6 +58,7 @@ const std::vector<MachineField>& machine_fields() {
       {"hbm_bandwidth_measured", "TB/s", &MachineSpec::hbm_bandwidth_measured},
       {"hbm_latency_measured", "cycles", &MachineSpec::hbm_latency_measured},
       {"launch_overhead", "us", &MachineSpec::launch_overhead},
+      {"launch_latency_timed", "us", &MachineSpec::launch_latency_timed},
       {"l2_line_size", "bytes", &MachineSpec::l2_line_size},
       {"l2_sector_size", "bytes", &MachineSpec::l2_sector_size},
       {"l2_associativity", "ways", &MachineSpec::l2_associativity},

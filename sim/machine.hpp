@@ -66,6 +66,7 @@ struct MachineSpec {
   Quantity hbm_bandwidth_measured;    // TB/s, device-to-device copy, bytes read + written
   Quantity hbm_latency_measured;      // cycles, dependent loads that miss L2
   Quantity launch_overhead;           // us per launch of an empty kernel, back to back
+  Quantity launch_latency_timed;      // us, CUDA events around one launch with nothing behind it
   Quantity l2_line_size;              // bytes
   Quantity l2_sector_size;            // bytes
   Quantity l2_associativity;          // ways

@@ -191,6 +191,7 @@ __global__ void clock_overhead_kernel(int reps, unsigned* cycles) {
 }
 
 __global__ void empty_kernel() {}
+__global__ void empty_gemm_shaped_kernel() {}  // launched like the GEMM: 132 x 384 threads, 200 KB shared
 
 // ---------------------------------------------------------------------------------------------
 // wgmma: one m64nNk16 bf16 instruction (fp32 accumulators), A (64 x 64) and B (64 x N, N-major)
@@ -549,6 +550,20 @@ class Calibrator {
       sync_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     }
     extra("launch_sync_round_trip", round_to(median(sync_us), 2), "us", "host clock around one empty launch and cudaStreamSynchronize; median of 200");
+    // What one timed launch costs on the GPU's side, as `tilescope bench` times a kernel: CUDA
+    // events around a single launch with nothing queued behind it.
+    const int smem = 200 * 1024;
+    allow_smem(empty_gemm_shaped_kernel, smem);
+    std::vector<double> alone_us;
+    for (int i = 0; i < 200; ++i) {
+      const double ms = ev.ms([&] {
+        empty_gemm_shaped_kernel<<<rep_.sm_count, 384, smem>>>();
+        TS_CHECK_LAUNCH("empty_gemm_shaped_kernel");
+      });
+      if (i >= 10) alone_us.push_back(ms * 1000.0);
+    }
+    field("launch_latency_timed", round_to(median(alone_us), 2), "us",
+          "CUDA events around one launch of an empty kernel shaped like the GEMM's grid (one block of 384 threads and 200 KB shared memory per SM), synchronised after each; median of 190");
   }
 
   void mbarrier_round_trip() {

@@ -15,7 +15,7 @@ namespace ts::kernels::calibrate {
 struct MeasuredField {
   std::string_view key, unit;
 };
-inline constexpr std::array<MeasuredField, 20> kMeasuredFields{{
+inline constexpr std::array<MeasuredField, 21> kMeasuredFields{{
     {"sm_clock_under_load", "MHz"},
     {"sm_clock_boost", "MHz"},
     {"wgmma_m64n64k16_interval", "cycles/instruction"},
@@ -36,6 +36,7 @@ inline constexpr std::array<MeasuredField, 20> kMeasuredFields{{
     {"hbm_bandwidth_measured", "TB/s"},
     {"hbm_latency_measured", "cycles"},
     {"launch_overhead", "us"},
+    {"launch_latency_timed", "us"},
 }};
 
 // One measured figure: a field of kMeasuredFields, or (extras) a figure of its own name.
