@@ -637,7 +637,8 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.tma_store_latency = m.tma_store_latency.value;
   p.tma_store_latency_under_load = m.tma_store_latency_under_load.value;
   p.store_bytes_per_cycle = m.tma_store_bandwidth.value * bytes_per_cycle_per_tbs;
-  p.kernel_launch_cycles = m.launch_overhead.value * p.clock_mhz;
+  // What the bench's CUDA events see besides the kernel's own run (not the back-to-back rate).
+  p.kernel_launch_cycles = m.launch_latency_timed.value * p.clock_mhz;
   p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
   p.l2_partitions = static_cast<uint32_t>(m.l2_partitions.value);
   p.smem_per_sm = static_cast<uint32_t>(m.smem_per_sm.value * 1024);
