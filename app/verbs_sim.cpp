@@ -60,8 +60,8 @@ sim::SimReport simulate_gemm(const kernels::GemmShape& shape, const kernels::Gem
   return sim::simulate(*grid, p, opt);
 }
 
-std::string report_json(const sim::SimReport& r) {
-  nlohmann::json j = {{"seconds", r.seconds},         {"cycles", r.cycles},
+std::string report_json(const sim::SimReport& r, double clock_mhz) {
+  nlohmann::json j = {{"seconds", r.seconds},         {"cycles", r.cycles},       {"clock_mhz", clock_mhz},
                       {"tflops", r.tflops},           {"flops", r.flops},
                       {"tensor_busy", r.tensor_busy}, {"tma_busy", r.tma_busy},
                       {"l2_busy", r.l2_busy},         {"l2_store_busy", r.l2_store_busy}, {"hbm_busy", r.hbm_busy},
@@ -148,7 +148,7 @@ VerbRun add_sim_verb(CLI::App& cli) {
       out << sim::timeline_json(r, p);
     }
     if (a->json) {
-      std::cout << report_json(r) << "\n";
+      std::cout << report_json(r, p.clock_mhz) << "\n";
     } else {
       std::printf("gemm %lldx%lldx%lld %s on %s\n", (long long)a->m, (long long)a->n, (long long)a->k,
                   kernels::describe(cfg).c_str(), machine.name.c_str());

@@ -5,6 +5,7 @@ file(MAKE_DIRECTORY ${WORK})
 
 expect_cli(0 "predicted time" ARGS sim gemm --m 512 --n 512 --k 256)
 expect_cli(0 "\"hbm_read_bytes\"" ARGS sim gemm --m 512 --n 512 --k 256 --json)
+expect_cli(0 "\"clock_mhz\": 1380" ARGS sim gemm --m 512 --n 512 --k 256 --json)
 expect_cli(0 "M ops/s" ARGS sim gemm --m 512 --n 512 --k 256 --stats --order row --persistent off --stages 2)
 expect_cli(0 "predicted time" ARGS sim gemm --m 512 --n 512 --k 256 --machine ${DATA}/machines/h200.json)
 expect_cli(0 "at 1980 MHz" ARGS sim gemm --m 512 --n 512 --k 256 --clock boost)
