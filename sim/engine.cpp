@@ -84,9 +84,7 @@ class GroupFifo {
  public:
   static constexpr size_t kCapacity = 16;
   size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
   const T& front() const { return items_[head_]; }
-  const T& operator[](size_t i) const { return items_[(head_ + i) % kCapacity]; }
   void push_back(const T& v) {
     if (size_ == kCapacity)
       throw std::runtime_error("a warp has more than " + std::to_string(kCapacity) + " MMA or bulk-store groups in flight");
@@ -633,7 +631,6 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   const double bytes_per_cycle_per_tbs = 1e12 / (p.clock_mhz * 1e6);
   p.l2_bytes_per_cycle = m.l2_tma_bandwidth.value * bytes_per_cycle_per_tbs;
   p.hbm_bytes_per_cycle = m.hbm_bandwidth_measured.value * bytes_per_cycle_per_tbs;
-  p.smem_read_bytes_per_cycle = m.smem_bandwidth_per_sm.value;
   p.tma_store_latency = m.tma_store_latency.value;
   p.tma_store_latency_under_load = m.tma_store_latency_under_load.value;
   p.store_bytes_per_cycle = m.tma_store_bandwidth.value * bytes_per_cycle_per_tbs;
