@@ -17,15 +17,6 @@
 #include "sim/engine.hpp"
 #include "sim/machine.hpp"
 
-#if !TILESCOPE_HAVE_HOST_BACKEND
-// Without Boost.Context there is no trace mode: the verbs exist and say so.
-namespace ts::kernels {
-inline std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape&, const GemmConfig&, int) {
-  throw std::invalid_argument("this build has no host backend (Boost.Context was not found), so no trace mode");
-}
-}  // namespace ts::kernels
-#endif
-
 namespace ts::app {
 
 namespace {

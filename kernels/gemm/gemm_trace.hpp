@@ -2,6 +2,7 @@
 // The GEMM's own source (gemm.cuh) in the host backend's trace mode: per-warp op streams of a
 // whole grid, for the simulator. Blocks are built lazily, in launch order.
 #include <memory>
+#include <stdexcept>
 
 #include "kernels/gemm/gemm_api.hpp"
 #include "sim/trace.hpp"
@@ -10,6 +11,13 @@ namespace ts::kernels {
 
 // Throws std::invalid_argument when validate() refuses, or when the shape is not a whole number
 // of tiles (the simulator times whole tiles: M % 128, N % block_n, K % 64).
+#if TILESCOPE_HAVE_HOST_BACKEND
 std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape& shape, const GemmConfig& cfg, int sms);
+#else
+// Without Boost.Context there is no trace mode: every caller gets this error instead of a grid.
+inline std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape&, const GemmConfig&, int) {
+  throw std::invalid_argument("this build has no host backend (Boost.Context was not found), so no trace mode to simulate");
+}
+#endif
 
 }  // namespace ts::kernels

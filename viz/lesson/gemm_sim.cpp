@@ -6,20 +6,10 @@
 
 #include <sys/resource.h>
 
-#include "sim/machine.hpp"
-#include "viz/lesson/measured.hpp"
-#include "tiles/sched/block_order.hpp"
-
-#if TILESCOPE_HAVE_HOST_BACKEND
 #include "kernels/gemm/gemm_trace.hpp"
-#else
-// Without Boost.Context there is no trace mode: every simulation says so instead of a result.
-namespace ts::kernels {
-inline std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape&, const GemmConfig&, int) {
-  throw std::invalid_argument("this build has no host backend (Boost.Context was not found), so nothing to simulate");
-}
-}  // namespace ts::kernels
-#endif
+#include "sim/machine.hpp"
+#include "tiles/sched/block_order.hpp"
+#include "viz/lesson/measured.hpp"
 
 namespace ts::viz {
 
