@@ -31,16 +31,19 @@ std::string validate(const GemmShape& shape, const GemmConfig& cfg);
 
 std::string describe(const GemmConfig& cfg);
 
-// Device pointers: a (M x K, bf16 row-major), b (K x N or N x K bf16), c (M x N, bf16 or fp32).
-// Throws std::runtime_error with the CUDA error on a failed launch; std::invalid_argument when
-// validate() refuses. `stream` is a cudaStream_t.
+// Blocks in a launch on `sms` SMs: one per output tile, or one per SM (at most) when persistent.
+int gemm_grid_blocks(const GemmShape& shape, const GemmConfig& cfg, int sms);
+
 // What one block of a launch saw: SM clock cycles and global-timer nanoseconds from its start to
-// its end (their ratio is the SM clock while it ran). Recorded when launch_gemm gets a device
-// array of one per block (grid_blocks() of them).
+// its end (their ratio is the SM clock while it ran).
 struct BlockClock {
   unsigned long long cycles, ns;
 };
 
+// Device pointers: a (M x K, bf16 row-major), b (K x N or N x K bf16), c (M x N, bf16 or fp32).
+// Throws std::runtime_error with the CUDA error on a failed launch; std::invalid_argument when
+// validate() refuses. `stream` is a cudaStream_t. With `block_clocks` (a device array of
+// gemm_grid_blocks() entries) every block records its BlockClock.
 void launch_gemm(const void* a, const void* b, void* c, const GemmShape& shape, const GemmConfig& cfg, void* stream,
                  BlockClock* block_clocks = nullptr);
 

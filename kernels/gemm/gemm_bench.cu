@@ -96,7 +96,10 @@ Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
 // The SM clock while our kernel runs in the power state the timed runs left: one more launch,
 // each block timing itself (cycles over global-timer nanoseconds); the median over blocks.
 double clock_during(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg) {
-  const int blocks = 65536;  // more than any grid here
+  int device = 0, sms = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute(SM count)");
+  const int blocks = gemm_grid_blocks(s, cfg, sms);
   DeviceBuffer clocks(blocks * sizeof(BlockClock));
   check(cudaMemset(clocks.p, 0, blocks * sizeof(BlockClock)), "cudaMemset");
   launch_gemm(a, b, c, s, cfg, nullptr, static_cast<BlockClock*>(clocks.p));

@@ -1,4 +1,5 @@
 // GEMM configuration checks and names: plain C++, shared by the device launcher and the host runner.
+#include <algorithm>
 #include <string>
 
 #include "kernels/gemm/gemm_api.hpp"
@@ -15,6 +16,12 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
   if (s.n % 8 != 0) return "N must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.n);
   if (cfg.order.order == sched::Order::grouped && cfg.order.group <= 0) return "group size must be positive";
   return {};
+}
+
+int gemm_grid_blocks(const GemmShape& s, const GemmConfig& cfg, int sms) {
+  const int64_t block_m = 64 * cfg.consumers;
+  const int64_t tiles = ((s.m + block_m - 1) / block_m) * ((s.n + cfg.block_n - 1) / cfg.block_n);
+  return static_cast<int>(cfg.persistent ? std::min<int64_t>(tiles, sms) : tiles);
 }
 
 std::string describe(const GemmConfig& cfg) {

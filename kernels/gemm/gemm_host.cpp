@@ -1,8 +1,7 @@
 // Host runner of kernels/gemm/gemm.cuh: the dispatch and tensor maps of gemm_dispatch.hpp, the grid
-// rule of the device launcher, and ts::host::launch in place of <<<...>>>.
+// of gemm_grid_blocks(), and ts::host::launch in place of <<<...>>>.
 #include "kernels/gemm/gemm_host.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -16,8 +15,7 @@ void run_gemm_host(const bf16* a, const bf16* b, void* c, const GemmShape& s, co
   if (sms <= 0) throw std::invalid_argument("run_gemm_host: sms must be positive");
   with_gemm(cfg, [&]<class K>() {
     const typename K::globals g = make_globals<K>(a, b, c, s, cfg);
-    const int tiles = g.tiles_m * g.tiles_n;
-    host::launch<K>(cfg.persistent ? std::min(tiles, sms) : tiles, g);
+    host::launch<K>(gemm_grid_blocks(s, cfg, sms), g);
   });
 }
 

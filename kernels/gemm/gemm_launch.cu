@@ -49,8 +49,7 @@ void launch(const void* a, const void* b, void* c, const GemmShape& s, const Gem
   int device = 0, sms = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute(SM count)");
-  const int tiles = g.tiles_m * g.tiles_n;
-  const int grid = cfg.persistent ? std::min(tiles, sms) : tiles;
+  const int grid = gemm_grid_blocks(s, cfg, sms);
   const std::string range = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + describe(cfg);
   nvtxRangePushA(range.c_str());
   pipeline_kernel<K><<<grid, sched::pipeline_threads<K>(), smem, stream>>>(g, clocks);

@@ -33,8 +33,7 @@ class GemmGrid final : public sim::GridTrace {
     const auto b = reinterpret_cast<const void*>(std::uintptr_t{2} << 40);
     const auto c = reinterpret_cast<void*>(std::uintptr_t{3} << 40);
     globals_ = make_globals<K>(a, b, c, s, cfg);
-    const int tiles = globals_.tiles_m * globals_.tiles_n;
-    grid_ = cfg.persistent ? std::min(tiles, sms) : tiles;
+    grid_ = gemm_grid_blocks(s, cfg, sms);
     smem_.reset(static_cast<char*>(::operator new[](bytes, std::align_val_t{1024})));
   }
   uint32_t blocks() const override { return static_cast<uint32_t>(grid_); }
