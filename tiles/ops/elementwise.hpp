@@ -60,6 +60,17 @@ template <RegisterData D, class S> TS_OP void exp2(D& dst, const S& src) {
   detail::check_elementwise<D, S>();
   detail::map(dst, math::exp2{}, src);
 }
+template <RegisterData D, class S> TS_OP void log(D& dst, const S& src) {
+  detail::check_elementwise<D, S>();
+  detail::map(dst, math::log{}, src);
+}
+
+// dst[r][c] = value where pred(r, c) holds, else src[r][c]; (r, c) count from the tile's corner, so
+// a kernel passes its tile's offsets in the predicate: mask(s, s, -INFINITY, math::above_diagonal{q0 - k0}).
+template <RegisterTile D, RegisterTile S, class P> TS_OP void mask(D& dst, const S& src, float value, P pred) {
+  detail::check_elementwise<D, S>();
+  detail::map_indexed(dst, src, value, pred);
+}
 
 // The same R x C tile in the other register layout (row_l <-> col_l), e.g. to use a tile loaded as
 // an A operand as a B operand. Device: movmatrix.trans (16-bit) or shuffles (fp32).

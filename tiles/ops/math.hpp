@@ -45,5 +45,29 @@ struct exp {
 struct exp2 {
   TS_HD float operator()(float x) const { return exp2f(x); }
 };
+struct log {
+  TS_HD float operator()(float x) const { return logf(x); }
+};
+// 2^(x scale - v): the softmax's exponent with its scale folded into one fused multiply-add, so
+// that scores need no separate scaling pass (x: a score, v: the row's or column's max times scale,
+// or its log-sum-exp in base 2).
+struct exp2_scaled {
+  float scale;
+  TS_HD float operator()(float x, float v) const { return exp2f(fmaf(x, scale, -v)); }
+};
+
+// Where mask() replaces an element, by its (row, column) in the tile.
+struct above_diagonal {  // column > row + offset: causal attention's future keys
+  int offset;
+  TS_HD bool operator()(int r, int c) const { return c > r + offset; }
+};
+struct below_diagonal {  // column < row + offset: the same mask seen from the transposed scores
+  int offset;
+  TS_HD bool operator()(int r, int c) const { return c < r + offset; }
+};
+struct columns_from {  // column >= first: keys past the end of the sequence
+  int first;
+  TS_HD bool operator()(int, int c) const { return c >= first; }
+};
 
 }  // namespace ts::math

@@ -9,6 +9,7 @@
 //   row_sum(v, t)      v[r] = sum_c t[r][c]        row_sum(v, t, acc)  v[r] = acc[r] + sum_c t[r][c]
 //   sub_row(d, t, v)   d[r][c] = t[r][c] - v[r]    mul_row, div_row likewise
 //   col_max, col_sum, sub_col, mul_col, div_col: the same along columns (v[c]).
+//   exp2_row(d, t, scale, v)   d[r][c] = 2^(t[r][c] scale - v[r])    exp2_col likewise with v[c]
 #include "tiles/ops/checks.hpp"
 #include "tiles/ops/math.hpp"
 
@@ -86,6 +87,17 @@ template <RegisterTile D, RegisterTile S, RegisterVector V> TS_OP void div_col(D
   detail::check_elementwise<D, S>();
   detail::check_vector_of<false, V, D>();
   detail::map_cols(dst, math::div{}, src, vec);
+}
+
+template <RegisterTile D, RegisterTile S, RegisterVector V> TS_OP void exp2_row(D& dst, const S& src, float scale, const V& vec) {
+  detail::check_elementwise<D, S>();
+  detail::check_vector_of<true, V, D>();
+  detail::map_rows(dst, math::exp2_scaled{scale}, src, vec);
+}
+template <RegisterTile D, RegisterTile S, RegisterVector V> TS_OP void exp2_col(D& dst, const S& src, float scale, const V& vec) {
+  detail::check_elementwise<D, S>();
+  detail::check_vector_of<false, V, D>();
+  detail::map_cols(dst, math::exp2_scaled{scale}, src, vec);
 }
 
 }  // namespace ts

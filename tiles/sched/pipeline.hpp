@@ -13,6 +13,19 @@
 //
 // K also names: globals, input_stage, output_stage, consumer_state, stages, consumers,
 // producer_registers, consumer_registers, num_tiles(globals), iterations(globals).
+//
+// Optional, for kernels that need more (attention): a member found by name changes the template.
+//   iterations(globals, tile)   iterations that depend on the tile (causal attention skips blocks)
+//   tile_stage                  inputs loaded once per tile (attention's Q), beside the ring:
+//       K::load_tile(tile_stage&, globals, tile, barrier&)   the producer, before the tile's loads
+//       K::compute(consumer_state&, tile_stage&, input_stage&, globals, tile, consumer, iter)
+//       K::store(consumer_state&, tile_stage&, output_stage&, globals, tile, consumer)
+//     the consumers hand the tile stage back after store, so store may reuse it as scratch; it may
+//     also hold a consumer's own staging tiles past tile_bytes
+//   release_lag                 iterations a consumer keeps a stage (default release_lag(stages));
+//                               0 for a compute that waits for its own MMAs
+//   input_bytes, tile_bytes     bytes TMA brings per stage (default: sizeof the stage), for stages
+//                               whose members leave padding (a shared vector beside 1024-aligned tiles)
 #include <cstddef>
 #include <cstdint>
 
@@ -24,12 +37,37 @@ namespace ts::sched {
 // overlap (and a late release would deadlock), with more the newest MMA group stays in flight.
 constexpr int release_lag(int stages) { return stages > 1 ? 1 : 0; }
 
+template <class K> concept HasTileStage = requires { typename K::tile_stage; };
+template <class K> concept TileIterations = requires(const typename K::globals& g) { K::iterations(g, 0); };
+
+template <class K> struct tile_stage_of { struct type {}; };
+template <HasTileStage K> struct tile_stage_of<K> { using type = typename K::tile_stage; };
+
+template <class K> constexpr int kernel_release_lag() {
+  if constexpr (requires { K::release_lag; }) return K::release_lag;
+  else return release_lag(K::stages);
+}
+template <class K> constexpr uint32_t input_stage_bytes() {
+  if constexpr (requires { K::input_bytes; }) return K::input_bytes;
+  else return sizeof(typename K::input_stage);
+}
+template <class K> constexpr uint32_t tile_stage_bytes() {
+  if constexpr (requires { K::tile_bytes; }) return K::tile_bytes;
+  else return sizeof(typename tile_stage_of<K>::type);
+}
+template <class K> TS_KERNEL_FN int tile_iterations(const typename K::globals& g, int tile) {
+  if constexpr (TileIterations<K>) return K::iterations(g, tile);
+  else return K::iterations(g);
+}
+
 template <class K>
 struct pipeline_shared {
   typename K::input_stage inputs[K::stages];
   typename K::output_stage outputs[K::consumers];
+  [[no_unique_address]] typename tile_stage_of<K>::type tile;
   barrier inputs_full[K::stages];
   barrier inputs_empty[K::stages];
+  barrier tile_full, tile_empty;  // the tile stage's, when K has one
 };
 
 template <class K>
@@ -46,12 +84,18 @@ constexpr int pipeline_threads() {
 template <class K>
 TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
   auto& s = *reinterpret_cast<pipeline_shared<K>*>((reinterpret_cast<std::uintptr_t>(smem) + 1023) & ~std::uintptr_t{1023});
-  const int tiles = K::num_tiles(g), iters = K::iterations(g);
+  constexpr int lag = kernel_release_lag<K>();
+  static_assert(lag == 0 || (lag == 1 && K::stages > 1), "pipeline: a consumer keeps a stage 0 iterations, or 1 with 2+ stages");
+  const int tiles = K::num_tiles(g);
 
   if (warpid() == 0 && elect_one()) {
     for (int i = 0; i < K::stages; ++i) {
       init(s.inputs_full[i], 1);                      // the producer's expect_bytes
       init(s.inputs_empty[i], 4 * K::consumers);      // one arrival per consumer warp
+    }
+    if constexpr (HasTileStage<K>) {
+      init(s.tile_full, 1);
+      init(s.tile_empty, 4 * K::consumers);
     }
     fence_barrier_init();
   }
@@ -61,11 +105,18 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     warpgroup::decrease_registers<K::producer_registers>();
     if (warpgroup::warpid() == 0 && elect_one()) {
       int stage = 0;
-      uint32_t phase = 0;
+      uint32_t phase = 0, tile_phase = 0;
       for (int tile = block_index(); tile < tiles; tile += grid_blocks()) {
+        if constexpr (HasTileStage<K>) {
+          wait(s.tile_empty, tile_phase ^ 1);
+          expect_bytes(s.tile_full, tile_stage_bytes<K>());
+          K::load_tile(s.tile, g, tile, s.tile_full);
+          tile_phase ^= 1;
+        }
+        const int iters = tile_iterations<K>(g, tile);
         for (int it = 0; it < iters; ++it) {
           wait(s.inputs_empty[stage], phase ^ 1);  // the first pass finds every stage empty
-          expect_bytes(s.inputs_full[stage], sizeof(typename K::input_stage));
+          expect_bytes(s.inputs_full[stage], input_stage_bytes<K>());
           K::load(s.inputs[stage], g, tile, it, s.inputs_full[stage]);
           if (++stage == K::stages) stage = 0, phase ^= 1;
         }
@@ -76,15 +127,18 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     const int consumer = warpgroup::groupid();
     typename K::consumer_state state;
     int stage = 0;
-    uint32_t phase = 0;
+    uint32_t phase = 0, tile_phase = 0;
     for (int tile = block_index(); tile < tiles; tile += grid_blocks()) {
-      // K::compute may leave release_lag(stages) MMA groups in flight, so a stage is handed back
-      // that many iterations late, once the MMAs that read it are known to be done.
+      if constexpr (HasTileStage<K>) wait(s.tile_full, tile_phase);
+      // K::compute may leave `lag` MMA groups in flight, so a stage is handed back that many
+      // iterations late, once the MMAs that read it are known to be done.
       int previous = -1;
+      const int iters = tile_iterations<K>(g, tile);
       for (int it = 0; it < iters; ++it) {
         wait(s.inputs_full[stage], phase);
-        K::compute(state, s.inputs[stage], consumer, it);
-        if constexpr (release_lag(K::stages) == 0) {
+        if constexpr (HasTileStage<K>) K::compute(state, s.tile, s.inputs[stage], g, tile, consumer, it);
+        else K::compute(state, s.inputs[stage], consumer, it);
+        if constexpr (lag == 0) {
           if (elect_one()) arrive(s.inputs_empty[stage]);
         } else {
           if (previous >= 0 && elect_one()) arrive(s.inputs_empty[previous]);
@@ -94,7 +148,13 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
       }
       K::compute_done(state);
       if (previous >= 0 && elect_one()) arrive(s.inputs_empty[previous]);
-      K::store(state, s.outputs[consumer], g, tile, consumer);
+      if constexpr (HasTileStage<K>) {
+        K::store(state, s.tile, s.outputs[consumer], g, tile, consumer);
+        if (elect_one()) arrive(s.tile_empty);
+        tile_phase ^= 1;
+      } else {
+        K::store(state, s.outputs[consumer], g, tile, consumer);
+      }
     }
     K::finish(s.outputs[consumer], g, consumer);
   }

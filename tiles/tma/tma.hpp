@@ -3,9 +3,12 @@
 // by the copy engine. A tma::map<ST> is built on the host from a gl and describes boxes of one
 // column block of ST (tiles/types/shared.hpp); loads complete on an mbarrier, stores in bulk groups.
 // Out-of-range parts of a box read as zeros and are not written: tails of a matrix need no masks.
+// A shared vector sv<T, N> moves the same way, as a 1 x N tile without swizzle (a row of per-row
+// statistics such as attention's log-sum-exp).
 #include "tiles/sync/mbarrier.hpp"
 #include "tiles/types/global.hpp"
 #include "tiles/types/shared.hpp"
+#include "tiles/ops/checks.hpp"
 
 #include <cstdint>
 #include <stdexcept>
@@ -16,6 +19,28 @@ namespace ts::tma {
 inline void check_row_bytes(int64_t cols, std::size_t elem_bytes) {
   if ((cols * static_cast<int64_t>(elem_bytes)) % 16 != 0)
     throw std::invalid_argument("TMA needs rows of a multiple of 16 bytes; got " + std::to_string(cols) + " columns");
+}
+
+template <class S> concept Shared = SharedTile<S> || SharedVector<S>;
+
+// The boxes TMA moves for a shared tile (one per column block, swizzled as the tile) or vector (one
+// row of N elements, no swizzle); tile coordinates count in units of rows x cols.
+template <Shared S> struct box_of {
+  using T = typename S::dtype;
+  static constexpr int rows = S::rows, cols = S::cols, block_cols = S::block_cols, blocks = cols / block_cols;
+  static constexpr layout::Swizzle swizzle = S::swizzle;
+  static constexpr uint32_t block_bytes = rows * block_cols * sizeof(T);
+};
+template <Shared S> requires(!SharedTile<S>) struct box_of<S> {
+  using T = typename S::dtype;
+  static constexpr int rows = 1, cols = S::length, block_cols = S::length, blocks = 1;
+  static constexpr layout::Swizzle swizzle = layout::Swizzle::none;
+  static constexpr uint32_t block_bytes = S::length * sizeof(T);
+};
+// Element (r, c) of a shared tile or vector.
+template <Shared S> TS_HD auto* element(S& s, int r, int c) {
+  if constexpr (SharedTile<S>) return s.at(r, c);
+  else return (void)r, &s.data[c];
 }
 }  // namespace ts::tma
 
@@ -31,7 +56,7 @@ inline void check_row_bytes(int64_t cols, std::size_t elem_bytes) {
 
 namespace ts::tma {
 
-template <SharedTile ST>
+template <Shared ST>
 struct map {
   CUtensorMap tensor_map;  // CUtensorMap is itself 64-byte aligned
 };
@@ -65,8 +90,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 }
 
 // Host: describe `g` as boxes of (block_cols x rows) elements, swizzled as ST is.
-template <SharedTile ST, class GL>
+template <Shared ST, class GL>
 map<ST> make_map(const GL& g) {
+  using box = box_of<ST>;
   using T = typename ST::dtype;
   static_assert(std::is_same_v<T, typename GL::dtype>, "tma::make_map: tile and global element types differ");
   check_row_bytes(g.cols(), sizeof(T));
@@ -75,10 +101,10 @@ map<ST> make_map(const GL& g) {
                               static_cast<cuuint64_t>(g.heads()), static_cast<cuuint64_t>(g.batch())};
   const cuuint64_t strides[3] = {g.cols() * sizeof(T), g.cols() * g.rows() * sizeof(T),
                                  g.cols() * g.rows() * g.heads() * sizeof(T)};
-  const cuuint32_t box[4] = {ST::block_cols, ST::rows, 1, 1};
+  const cuuint32_t box_dims[4] = {box::block_cols, box::rows, 1, 1};
   const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
-  const CUresult r = tensor_map_encoder()(&m.tensor_map, data_type<T>(), 4, g.ptr, dims, strides, box, elem_strides,
-                                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(ST::swizzle),
+  const CUresult r = tensor_map_encoder()(&m.tensor_map, data_type<T>(), 4, g.ptr, dims, strides, box_dims, elem_strides,
+                                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(box::swizzle),
                                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)));
@@ -87,32 +113,46 @@ map<ST> make_map(const GL& g) {
 
 // Device, one elected thread: load tile `idx` (in units of ST's rows and cols) into `dst`; the bytes
 // complete on `bar`, which the caller armed with expect_bytes(bar, ST::bytes).
-template <SharedTile ST>
+template <Shared ST>
 __device__ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
-  constexpr int blocks = ST::cols / ST::block_cols;
-  constexpr uint32_t block_bytes = ST::rows * ST::block_cols * sizeof(typename ST::dtype);
+  using box = box_of<ST>;
 #pragma unroll
-  for (int j = 0; j < blocks; ++j) {
-    const int c0 = idx.c * ST::cols + j * ST::block_cols, r0 = idx.r * ST::rows;
+  for (int j = 0; j < box::blocks; ++j) {
+    const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
     asm volatile(
         "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(smem_addr(dst.data) + j * block_bytes),
+        " [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(smem_addr(dst.data) + j * box::block_bytes),
         "l"(&m.tensor_map), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b), "r"(smem_addr(&bar))
         : "memory");
   }
 }
 
 // Device, one elected thread: store `src` to tile `idx`; completes in the current bulk group.
-template <SharedTile ST>
+template <Shared ST>
 __device__ inline void store_async(const map<ST>& m, const ST& src, coord idx) {
-  constexpr int blocks = ST::cols / ST::block_cols;
-  constexpr uint32_t block_bytes = ST::rows * ST::block_cols * sizeof(typename ST::dtype);
+  using box = box_of<ST>;
 #pragma unroll
-  for (int j = 0; j < blocks; ++j) {
-    const int c0 = idx.c * ST::cols + j * ST::block_cols, r0 = idx.r * ST::rows;
+  for (int j = 0; j < box::blocks; ++j) {
+    const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
     asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
                      &m.tensor_map),
-                 "r"(smem_addr(src.data) + j * block_bytes), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b)
+                 "r"(smem_addr(src.data) + j * box::block_bytes), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b)
+                 : "memory");
+  }
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+// Device, one elected thread: add `src` element-wise into tile `idx` of global memory (each element
+// an atomic add in L2, so blocks may add into the same tile); completes in the current bulk group.
+template <Shared ST>
+__device__ inline void store_add_async(const map<ST>& m, const ST& src, coord idx) {
+  using box = box_of<ST>;
+#pragma unroll
+  for (int j = 0; j < box::blocks; ++j) {
+    const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
+    asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
+                     &m.tensor_map),
+                 "r"(smem_addr(src.data) + j * box::block_bytes), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b)
                  : "memory");
   }
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");

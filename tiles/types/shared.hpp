@@ -32,6 +32,22 @@ struct alignas(1024) st {
   }
 };
 
+// Column block j of a swizzled tile, as a tile of its own (R x block_cols): a swizzled tile stores
+// each column block whole, laid out exactly as that narrower tile, so wgmma and TMA can address one
+// block alone (e.g. half the columns of a 64 x 128 bf16 tile as an st<bf16, 64, 64>).
+template <class T, int R, int C>
+TS_HD auto& column_block(st<T, R, C>& t, int j) {
+  using B = st<T, R, st<T, R, C>::block_cols>;
+  static_assert(B::swizzle == st<T, R, C>::swizzle, "column_block: the block must keep the tile's swizzle");
+  return *reinterpret_cast<B*>(reinterpret_cast<char*>(t.data) + j * B::bytes);
+}
+template <class T, int R, int C>
+TS_HD const auto& column_block(const st<T, R, C>& t, int j) {
+  using B = st<T, R, st<T, R, C>::block_cols>;
+  static_assert(B::swizzle == st<T, R, C>::swizzle, "column_block: the block must keep the tile's swizzle");
+  return *reinterpret_cast<const B*>(reinterpret_cast<const char*>(t.data) + j * B::bytes);
+}
+
 // A shared vector: one row of N elements (row/column reductions, bias vectors).
 template <class T, int N>
 struct alignas(16) sv {

@@ -31,6 +31,11 @@ __device__ inline bool elect_one() {
 
 __device__ inline void block_sync() { __syncthreads(); }
 
+namespace warp {
+// The lanes of the calling warp meet: what one lane wrote to shared memory, the others may read.
+__device__ inline void sync() { __syncwarp(); }
+}  // namespace warp
+
 // Ordinary shared-memory writes become visible to TMA and wgmma (the async proxy) only after this.
 __device__ inline void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 

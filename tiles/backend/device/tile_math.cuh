@@ -64,6 +64,26 @@ __device__ inline void map(rv<T, N, L>& dst, F f, const S&... src) {
     for (int s = 0; s < rv<T, N, L>::slots; ++s) dst.data[b][s] = from_float<T>(f(slot(src, b, s)...));
 }
 
+// dst = value where pred(row, col), else src: each lane knows the tile coordinates of its elements.
+template <class P, class T, int R, int C, class L, class S>
+__device__ inline void map_indexed(rt<T, R, C, L>& dst, const S& src, float value, P pred) {
+  const int lane = laneid();
+#pragma unroll
+  for (int i = 0; i < R / 16; ++i)
+#pragma unroll
+    for (int j = 0; j < C / 16; ++j)
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        float out[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const layout::RowCol e = std::is_same_v<L, row_l> ? layout::rt_row_l_element(lane, k, h) : layout::rt_col_l_element(lane, k, h);
+          out[h] = pred(16 * i + static_cast<int>(e.row), 16 * j + static_cast<int>(e.col)) ? value : elem(src, i, j, k, h);
+        }
+        dst.tiles[i][j][k] = from_float2<T>(make_float2(out[0], out[1]));
+      }
+}
+
 // ---- reductions --------------------------------------------------------------------------------
 // Combine `x` with the copies in the lanes that hold the other columns (rows) of the same row
 // (column): a butterfly, so every one of those lanes ends with the same bits (f is commutative).

@@ -63,6 +63,11 @@ inline void block_sync() {
   host::arrive_and_wait(b.all, b.warps, host::WaitKind::block_sync, 0);
 }
 
+namespace warp {
+// A warp is one fiber on the host: its lanes are always together.
+inline void sync() {}
+}  // namespace warp
+
 // No async proxy on the CPU: shared-memory writes are visible to host "TMA" and "wgmma" at once.
 inline void fence_async_shared() {}
 

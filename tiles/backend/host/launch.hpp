@@ -28,6 +28,8 @@ std::string pipeline_barrier_name(const char* smem, const void* p) {
     if (p == &s.inputs_full[i]) return "inputs_full[" + std::to_string(i) + "]";
     if (p == &s.inputs_empty[i]) return "inputs_empty[" + std::to_string(i) + "]";
   }
+  if (p == &s.tile_full) return "tile_full";
+  if (p == &s.tile_empty) return "tile_empty";
   return {};
 }
 

@@ -33,6 +33,13 @@ inline void map(rv<T, N, L>& dst, F f, const S&... src) {
   for (int n = 0; n < N; ++n) dst.v[n] = from_float<T>(f(elem(src, n)...));
 }
 
+template <class P, class T, int R, int C, class L, class S>
+inline void map_indexed(rt<T, R, C, L>& dst, const S& src, float value, P pred) {
+  if (host::tracing()) return;
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) dst.v[r][c] = from_float<T>(pred(r, c) ? value : elem(src, r, c));
+}
+
 template <class F, class... Acc> inline float fold_acc(F f, float x, int n, const Acc&... acc) {
   if constexpr (sizeof...(Acc) == 0) return x;
   else return f(elem(acc, n)..., x);

@@ -24,7 +24,7 @@
 namespace ts::tma {
 inline namespace cpu_backend {
 
-template <SharedTile ST>
+template <Shared ST>
 struct map {
   using T = typename ST::dtype;
   T* ptr = nullptr;
@@ -39,7 +39,7 @@ struct map {
 // Checks what cuTensorMapEncodeTiled checks for this use, so a map the GPU would refuse is refused
 // here too (the device's messages for the same cases: invalid_argument for the row, runtime_error
 // from the encoder for the rest).
-template <SharedTile ST, class GL>
+template <Shared ST, class GL>
 map<ST> make_map(const GL& g) {
   using T = typename ST::dtype;
   static_assert(std::is_same_v<T, typename GL::dtype>, "tma::make_map: tile and global element types differ");
@@ -51,7 +51,7 @@ map<ST> make_map(const GL& g) {
   for (int64_t d : dims)
     if (d <= 0 || d > (int64_t{1} << 32))
       throw std::runtime_error("tma::make_map: every dimension must be in 1..2^32 (cuTensorMapEncodeTiled refuses it)");
-  if (ST::rows > 256 || ST::block_cols > 256)
+  if (box_of<ST>::rows > 256 || box_of<ST>::block_cols > 256)
     throw std::runtime_error("tma::make_map: a TMA box is at most 256 x 256 elements (cuTensorMapEncodeTiled refuses it)");
   map<ST> m;
   m.ptr = g.ptr;
@@ -63,16 +63,16 @@ map<ST> make_map(const GL& g) {
 // and complete ST::bytes on `bar`, which the caller armed with expect_bytes(bar, ST::bytes).
 // Trace mode: the boxes (one per column block of ST) as the copy engine moves them; only the
 // in-range part of a box touches memory, but the whole box's bytes count on the barrier.
-template <SharedTile ST>
+template <Shared ST>
 inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t barrier_id) {
   using T = typename ST::dtype;
-  constexpr int blocks = ST::cols / ST::block_cols;
-  const int64_t r0 = int64_t{idx.r} * ST::rows;
-  const int64_t rows = std::max<int64_t>(0, std::min<int64_t>(ST::rows, m.dims[2] - r0));
-  for (int j = 0; j < blocks; ++j) {
-    const int64_t c0 = int64_t{idx.c} * ST::cols + int64_t{j} * ST::block_cols;
-    const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(ST::block_cols, m.dims[3] - c0));
-    sim::TraceOp op = sim::make_op(kind, barrier_id, 0, static_cast<uint32_t>(ST::rows * ST::block_cols * sizeof(T)));
+  using box = box_of<ST>;
+  const int64_t r0 = int64_t{idx.r} * box::rows;
+  const int64_t rows = std::max<int64_t>(0, std::min<int64_t>(box::rows, m.dims[2] - r0));
+  for (int j = 0; j < box::blocks; ++j) {
+    const int64_t c0 = int64_t{idx.c} * box::cols + int64_t{j} * box::block_cols;
+    const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(box::block_cols, m.dims[3] - c0));
+    sim::TraceOp op = sim::make_op(kind, barrier_id, 0, box::block_bytes);
     op.box.tensor = static_cast<uint32_t>(reinterpret_cast<std::uintptr_t>(m.ptr) >> 4);
     op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
     op.box.rows = static_cast<uint32_t>(rows);
@@ -81,29 +81,41 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
   }
 }
 
-template <SharedTile ST>
+template <Shared ST>
 inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
   if (host::tracing()) return trace_boxes(sim::OpKind::tma_load, m, idx, host::smem_offset(&bar));
   using T = typename ST::dtype;
-  const int64_t r0 = int64_t{idx.r} * ST::rows, c0 = int64_t{idx.c} * ST::cols;
-  for (int r = 0; r < ST::rows; ++r)
-    for (int c = 0; c < ST::cols; ++c)
-      *dst.at(r, c) = m.in_range(idx.b, idx.h, r0 + r, c0 + c) ? m.at(idx.b, idx.h, r0 + r, c0 + c) : from_float<T>(0.f);
-  host::complete_tx(bar, static_cast<uint32_t>(ST::bytes));
+  using box = box_of<ST>;
+  const int64_t r0 = int64_t{idx.r} * box::rows, c0 = int64_t{idx.c} * box::cols;
+  for (int r = 0; r < box::rows; ++r)
+    for (int c = 0; c < box::cols; ++c)
+      *element(dst, r, c) = m.in_range(idx.b, idx.h, r0 + r, c0 + c) ? m.at(idx.b, idx.h, r0 + r, c0 + c) : from_float<T>(0.f);
+  host::complete_tx(bar, box::blocks * box::block_bytes);
 }
 
-// One warp: store `src` to tile `idx`; elements outside the global tensor are not written.
-template <SharedTile ST>
-inline void store_async(const map<ST>& m, const ST& src, coord idx) {
+// Writes (or adds) the in-range elements of `src` into tile `idx` at issue.
+template <bool Add, Shared ST>
+inline void store_elements(const map<ST>& m, const ST& src, coord idx) {
+  using box = box_of<ST>;
   if (host::tracing()) {
     trace_boxes(sim::OpKind::tma_store, m, idx, host::smem_offset(src.data));
     return host::emit(sim::make_op(sim::OpKind::tma_store_commit));
   }
-  const int64_t r0 = int64_t{idx.r} * ST::rows, c0 = int64_t{idx.c} * ST::cols;
-  for (int r = 0; r < ST::rows; ++r)
-    for (int c = 0; c < ST::cols; ++c)
-      if (m.in_range(idx.b, idx.h, r0 + r, c0 + c)) m.at(idx.b, idx.h, r0 + r, c0 + c) = *src.at(r, c);
+  const int64_t r0 = int64_t{idx.r} * box::rows, c0 = int64_t{idx.c} * box::cols;
+  for (int r = 0; r < box::rows; ++r)
+    for (int c = 0; c < box::cols; ++c)
+      if (m.in_range(idx.b, idx.h, r0 + r, c0 + c)) {
+        auto& out = m.at(idx.b, idx.h, r0 + r, c0 + c);
+        if constexpr (Add) out = from_float<typename ST::dtype>(to_float(out) + to_float(*element(src, r, c)));
+        else out = *element(src, r, c);
+      }
 }
+
+// One warp: store `src` to tile `idx`; elements outside the global tensor are not written.
+template <Shared ST> inline void store_async(const map<ST>& m, const ST& src, coord idx) { store_elements<false>(m, src, idx); }
+// One warp: add `src` into tile `idx` (the GPU's adds are atomic; here blocks run one at a time).
+// Traced as a store: the simulator has no reduction op yet.
+template <Shared ST> inline void store_add_async(const map<ST>& m, const ST& src, coord idx) { store_elements<true>(m, src, idx); }
 
 // Stores are done when issued.
 template <int N = 0> inline void store_async_read_wait() {

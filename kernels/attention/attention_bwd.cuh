@@ -1,0 +1,283 @@
+#pragma once
+// Attention backward: dQ, dK, dV from Q, K, V, O, dO and the forward's log-sum-exp, in three
+// kernels on the pipeline template:
+//   attention_bwd_prep   per query row: delta = rowsum(dO * O), and the log-sum-exp in base 2
+//   attention_bwd        per block of 128 keys: dK and dV in registers, dQ added into fp32
+//   attention_bwd_dq     dQ = scale * the fp32 sums, in bf16
+// Why dQ by atomic adds: a block owns its keys, so dK and dV need no communication, while every
+// key block contributes to every query row's dQ. Recomputing dQ in a pass of its own would redo
+// two of the five matrix products (S and dP); adding each block's 64 x D share into an fp32 copy
+// with TMA's reducing store costs one L2 round trip per share instead, and the copy engine does it
+// while the tensor cores go on. The consumers compute the transposed scores S^T = K Q^T, so P^T and
+// dS^T come out in registers in the layout the next MMAs take as their A operand (dV += P^T dO,
+// dK += dS^T Q); dQ += dS K reads dS^T back from shared memory as a transposed operand.
+// This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
+#include <cmath>
+
+#include "tiles/tiles.hpp"
+#include "tiles/sched/pipeline.hpp"
+
+namespace ts::kernels {
+
+inline constexpr float log2_e = 1.4426950408889634f;
+
+template <int D>
+struct attention_bwd_prep {
+  static constexpr int consumers = 1, stages = 2, producer_registers = 24, consumer_registers = 240;
+  using tile = st<bf16, 64, D>;
+  using rows = rt_bf<16, D>;
+  using row_stats = row_vec<rt_fl<16, D>>;
+  struct globals {
+    tma::map<tile> o, d_o;
+    gl<float> lse, delta, lse_log2;  // [B, H_q, 1, N] in; [B, H_q, 1, padded N] out
+    int batch, heads_q, q_blocks;
+  };
+  struct input_stage {
+    tile o, d_o;
+  };
+  struct output_stage {
+    sv<float, 16> delta[4], lse[4];
+  };
+  struct consumer_state {
+    row_stats delta;
+  };
+  static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
+  static TS_KERNEL_FN int iterations(const globals&) { return 1; }
+  static TS_KERNEL_FN coord at(const globals& g, int tile) {
+    return {tile / g.q_blocks / g.heads_q, tile / g.q_blocks % g.heads_q, tile % g.q_blocks, 0};
+  }
+  static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int, barrier& full) {
+    tma::load_async(in.o, g.o, at(g, tile), full);
+    tma::load_async(in.d_o, g.d_o, at(g, tile), full);
+  }
+  static TS_KERNEL_FN void compute(consumer_state& s, input_stage& in, int, int) {
+    rows o, d_o;
+    warp::load(o, in.o, 16 * warpgroup::warpid(), 0);
+    warp::load(d_o, in.d_o, 16 * warpgroup::warpid(), 0);
+    rt_fl<16, D> prod;
+    mul(prod, o, d_o);
+    row_sum(s.delta, prod);
+  }
+  static TS_KERNEL_FN void compute_done(consumer_state&) {}
+  static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int) {
+    const int w = warpgroup::warpid();
+    coord c = at(g, tile);
+    c = {c.b, c.h, 0, c.r * 4 + w};  // this warp's 16 rows, as a 16-element vector of the row
+    warp::store(out.delta[w], s.delta);
+    warp::load(out.lse[w], g.lse, c);  // zeros past the last row
+    warp::sync();
+    row_stats lse;
+    warp::load(lse, out.lse[w]);
+    const float to_base2 = log2_e;  // a copy: device code may not take the host constant's address
+    mul(lse, lse, to_base2);
+    warp::sync();
+    warp::store(out.lse[w], lse);
+    warp::sync();
+    warp::store(g.delta, out.delta[w], c);
+    warp::store(g.lse_log2, out.lse[w], c);
+  }
+  static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {}
+};
+
+template <int D, bool Causal, int Stages = 2>
+struct attention_bwd {
+  static_assert(D == 64 || D == 128, "attention_bwd: head dimension 64 or 128");
+  static constexpr int consumers = 2, block_kv = 64, block_q = 64, stages = Stages;
+  static constexpr int producer_registers = 24, consumer_registers = 240;
+  static constexpr int release_lag = 0;
+
+  using kv_tile = st<bf16, block_kv, D>;  // one consumer's keys or values (then its dK, dV)
+  using q_tile = st<bf16, block_q, D>;
+  using row_vector = sv<float, block_q>;
+  using dq_tile = st<float, block_q, 64>;  // 64 columns of a dQ share at a time, to spare registers
+  using score_tile = rt_fl<16, block_q>;   // this warp's 16 keys x 64 queries: S transposed
+  using query_stats = col_vec<score_tile>;
+
+  struct globals {
+    tma::map<q_tile> q, d_o;
+    tma::map<kv_tile> k, v, dk, dv;
+    tma::map<row_vector> lse_log2, delta;  // [B, H_q, 1, N padded to 64]: TMA rows are 16-byte multiples
+    tma::map<dq_tile> dq;                  // fp32 [B, H_q, N, D], zeroed before the launch
+    int batch, heads_kv, group, kv_blocks, q_blocks, seq;  // kv_blocks of consumers x 64 keys
+    float scale, scale_log2;
+  };
+  struct tile_stage {
+    kv_tile k[consumers], v[consumers];  // loaded once per block (tile_bytes)
+    st<bf16, block_kv, block_q> ds[consumers];  // dS^T, the A operand of dQ += dS K
+    dq_tile dq[consumers];                      // a dQ share on its way to global memory
+  };
+  static constexpr uint32_t tile_bytes = 2 * consumers * kv_tile::bytes;
+  struct input_stage {
+    q_tile q, d_o;
+    row_vector lse_log2, delta;
+  };
+  static constexpr uint32_t input_bytes = 2 * q_tile::bytes + 2 * sizeof(row_vector);
+  struct output_stage {};
+  struct consumer_state {
+    rt_fl<16, D> dk, dv;  // this warp's 16 keys
+  };
+
+  struct position {
+    int b, h_kv, kv_block, h_q, q_block;
+  };
+  static TS_KERNEL_FN int first_q_block(int kv_block) { return Causal ? kv_block * consumers * block_kv / block_q : 0; }
+  // Blocks with the most query blocks (the first keys, when causal) start first.
+  static TS_KERNEL_FN position where(const globals& g, int tile, int it) {
+    const int bh = tile / g.kv_blocks, kv_block = tile % g.kv_blocks;
+    const int first = first_q_block(kv_block), per_head = g.q_blocks - first;
+    const int h_kv = bh % g.heads_kv;
+    return {bh / g.heads_kv, h_kv, kv_block, h_kv * g.group + it / per_head, first + it % per_head};
+  }
+  static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_kv * g.kv_blocks; }
+  static TS_KERNEL_FN int iterations(const globals& g, int tile) {
+    return g.group * (g.q_blocks - first_q_block(tile % g.kv_blocks));
+  }
+
+  static TS_KERNEL_FN void load_tile(tile_stage& t, const globals& g, int tile, barrier& full) {
+    const position p = where(g, tile, 0);
+    for (int c = 0; c < consumers; ++c) {
+      tma::load_async(t.k[c], g.k, {p.b, p.h_kv, p.kv_block * consumers + c, 0}, full);
+      tma::load_async(t.v[c], g.v, {p.b, p.h_kv, p.kv_block * consumers + c, 0}, full);
+    }
+  }
+  static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int it, barrier& full) {
+    const position p = where(g, tile, it);
+    tma::load_async(in.q, g.q, {p.b, p.h_q, p.q_block, 0}, full);
+    tma::load_async(in.d_o, g.d_o, {p.b, p.h_q, p.q_block, 0}, full);
+    tma::load_async(in.lse_log2, g.lse_log2, {p.b, p.h_q, 0, p.q_block}, full);
+    tma::load_async(in.delta, g.delta, {p.b, p.h_q, 0, p.q_block}, full);
+  }
+
+  static TS_KERNEL_FN void compute(consumer_state& s, tile_stage& t, input_stage& in, const globals& g, int tile,
+                                   int consumer, int it) {
+    if (it == 0) {
+      zero(s.dk);
+      zero(s.dv);
+    }
+    const position p = where(g, tile, it);
+    const int k0 = (p.kv_block * consumers + consumer) * block_kv, q0 = p.q_block * block_q;
+    if (Causal && q0 + block_q - 1 < k0) return;  // every query of this block precedes these keys
+    const int warp_k0 = k0 + 16 * warpgroup::warpid();
+
+    // Recompute the probabilities, transposed: P^T = 2^(S^T scale log2 e - lse_log2[query]).
+    score_tile att, d_att;
+    warpgroup::mma_fence(att);
+    warpgroup::mm_ABt(att, t.k[consumer], in.q);
+    warpgroup::mma_fence(d_att);
+    warpgroup::mm_ABt(d_att, t.v[consumer], in.d_o);  // dP^T = V dO^T
+    warpgroup::mma_commit_group();
+    warpgroup::mma_async_wait<0>(att);
+    query_stats lse, delta;
+    warp::load(lse, in.lse_log2);
+    warp::load(delta, in.delta);
+    if (q0 + block_q > g.seq) mask(att, att, -INFINITY, math::columns_from{g.seq - q0});
+    if (Causal && warp_k0 + 15 > q0) mask(att, att, -INFINITY, math::below_diagonal{warp_k0 - q0});
+    exp2_col(att, att, g.scale_log2, lse);
+
+    rt_bf<16, block_q> p_t;
+    copy(p_t, att);
+    warpgroup::mma_fence(s.dv);
+    warpgroup::mma_AB(s.dv, p_t, in.d_o);  // dV += P^T dO
+    // dS^T = P^T (dP^T - delta[query]); the softmax scale is applied once, at the end.
+    sub_col(d_att, d_att, delta);
+    mul(d_att, d_att, att);
+    rt_bf<16, block_q> ds_t;
+    copy(ds_t, d_att);
+    warpgroup::mma_fence(s.dk);
+    warpgroup::mma_AB(s.dk, ds_t, in.q);  // dK += dS^T Q
+    warpgroup::mma_commit_group();
+
+    // dQ += dS K over this consumer's keys, 64 columns at a time, added into global memory.
+    warp::store(t.ds[consumer], ds_t, 16 * warpgroup::warpid(), 0);
+    fence_async_shared();
+    warpgroup::sync(consumer);
+    const bool leader = warpgroup::warpid() == 0 && elect_one();
+    for (int j = 0; j < D / 64; ++j) {
+      rt_fl<16, 64> dq;
+      warpgroup::mma_fence(dq);
+      warpgroup::mma_AtB(dq, t.ds[consumer], column_block(t.k[consumer], j), false);
+      warpgroup::mma_commit_group();
+      warpgroup::mma_async_wait<0>(dq);
+      if (leader) tma::store_async_read_wait<0>();  // the last share has left the staging tile
+      warpgroup::sync(consumer);
+      warpgroup::store(t.dq[consumer], dq);
+      fence_async_shared();
+      warpgroup::sync(consumer);
+      if (leader) tma::store_add_async(g.dq, t.dq[consumer], {p.b, p.h_q, p.q_block, j});
+    }
+  }
+
+  static TS_KERNEL_FN void compute_done(consumer_state&) {}
+
+  // dK (times the softmax scale) and dV leave through this consumer's own K and V tiles.
+  static TS_KERNEL_FN void store(consumer_state& s, tile_stage& t, output_stage&, const globals& g, int tile, int consumer) {
+    const position p = where(g, tile, 0);
+    const bool leader = warpgroup::warpid() == 0 && elect_one();
+    mul(s.dk, s.dk, g.scale);
+    warpgroup::sync(consumer);
+    warpgroup::store(t.k[consumer], s.dk);
+    warpgroup::store(t.v[consumer], s.dv);
+    fence_async_shared();
+    warpgroup::sync(consumer);
+    if (leader) {
+      tma::store_async(g.dk, t.k[consumer], {p.b, p.h_kv, p.kv_block * consumers + consumer, 0});
+      tma::store_async(g.dv, t.v[consumer], {p.b, p.h_kv, p.kv_block * consumers + consumer, 0});
+      tma::store_async_read_wait<0>();  // the producer may refill these tiles once store returns
+    }
+    warpgroup::sync(consumer);
+  }
+
+  static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {
+    if (warpgroup::warpid() == 0 && elect_one()) tma::store_async_wait<0>();
+  }
+};
+
+// dQ = scale * the fp32 sums of attention_bwd, rounded to bf16.
+template <int D>
+struct attention_bwd_dq {
+  static constexpr int consumers = 1, stages = 2, producer_registers = 24, consumer_registers = 240;
+  using acc_tile = st<float, 64, D>;
+  using dq_tile = st<bf16, 64, D>;
+  struct globals {
+    tma::map<acc_tile> acc;
+    tma::map<dq_tile> dq;
+    int batch, heads_q, q_blocks;
+    float scale;
+  };
+  struct input_stage {
+    acc_tile acc;
+  };
+  struct output_stage {
+    dq_tile dq;
+  };
+  struct consumer_state {
+    rt_fl<16, D> dq;
+  };
+  static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
+  static TS_KERNEL_FN int iterations(const globals&) { return 1; }
+  static TS_KERNEL_FN coord at(const globals& g, int tile) {
+    return {tile / g.q_blocks / g.heads_q, tile / g.q_blocks % g.heads_q, tile % g.q_blocks, 0};
+  }
+  static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int, barrier& full) {
+    tma::load_async(in.acc, g.acc, at(g, tile), full);
+  }
+  static TS_KERNEL_FN void compute(consumer_state& s, input_stage& in, int, int) {
+    warp::load(s.dq, in.acc, 16 * warpgroup::warpid(), 0);
+  }
+  static TS_KERNEL_FN void compute_done(consumer_state&) {}
+  static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int) {
+    mul(s.dq, s.dq, g.scale);
+    const bool leader = warpgroup::warpid() == 0 && elect_one();
+    if (leader) tma::store_async_read_wait<0>();
+    warpgroup::sync(0);
+    warpgroup::store(out.dq, s.dq);
+    fence_async_shared();
+    warpgroup::sync(0);
+    if (leader) tma::store_async(g.dq, out.dq, at(g, tile));
+  }
+  static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {
+    if (warpgroup::warpid() == 0 && elect_one()) tma::store_async_wait<0>();
+  }
+};
+
+}  // namespace ts::kernels

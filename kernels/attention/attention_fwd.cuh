@@ -1,0 +1,151 @@
+#pragma once
+// Attention forward, O = softmax(scale Q K^T) V, with the online softmax of FlashAttention on the
+// pipeline template: each block owns `consumers` x 64 query rows of one (batch, head), loaded once
+// (the tile stage); the producer warpgroup streams 128-row blocks of K and V by TMA; each consumer
+// warpgroup computes its 64 x 128 scores with wgmma, folds them into a running max and sum in
+// registers, and accumulates P V with P straight from registers (wgmma with A in registers).
+// The consumers overlap each other: while one does its softmax, the other's MMAs keep the tensor
+// cores busy. Tails are masked (keys past N score -inf; query rows past N are never stored), and
+// causal blocks skip the key blocks wholly in their future.
+// This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
+#include <cmath>
+
+#include "tiles/tiles.hpp"
+#include "tiles/sched/pipeline.hpp"
+
+namespace ts::kernels {
+
+template <int D, bool Causal, int Consumers = 2, int Stages = 2>
+struct attention_fwd {
+  static_assert(D == 64 || D == 128, "attention_fwd: head dimension 64 or 128");
+  static constexpr int consumers = Consumers, block_q = 64, block_kv = 128, stages = Stages;
+  static constexpr int producer_registers = 24, consumer_registers = Consumers == 2 ? 240 : 160;
+  static constexpr int release_lag = 0;  // compute waits for its own MMAs: a stage is free at once
+
+  using q_tile = st<bf16, block_q, D>;  // one consumer's query rows; its output rows, once done
+  using kv_tile = st<bf16, block_kv, D>;
+  using score_tile = rt_fl<16, block_kv>;  // this warp's 16 query rows x one key block
+  using row_stats = row_vec<score_tile>;
+
+  struct globals {
+    tma::map<q_tile> q, o;
+    tma::map<kv_tile> k, v;
+    gl<float> lse;  // [B, H_q, 1, N]
+    int batch, heads_q, group, q_blocks, seq;  // group = H_q / H_kv; q_blocks of consumers x 64 rows
+    float scale, scale_log2;                   // softmax scale, and times log2(e) for exp2
+  };
+  struct tile_stage {
+    q_tile q[consumers];
+  };
+  struct input_stage {
+    kv_tile k, v;
+  };
+  struct output_stage {
+    sv<float, 16> lse[4];  // one per warp, on its way to global memory
+  };
+  struct consumer_state {
+    rt_fl<16, D> o;       // this warp's 16 output rows, unnormalised
+    row_stats max, sum;   // running max of the raw scores and running sum of exp, per row
+  };
+
+  struct position {
+    int b, h, q_block;
+  };
+  // Consecutive tiles share a head, so K and V stay in L2; the longest (causal) blocks start first.
+  static TS_KERNEL_FN position where(const globals& g, int tile) {
+    const int bh = tile / g.q_blocks;
+    return {bh / g.heads_q, bh % g.heads_q, g.q_blocks - 1 - tile % g.q_blocks};
+  }
+  static TS_KERNEL_FN int first_row(const position& p, int consumer) { return (p.q_block * consumers + consumer) * block_q; }
+
+  static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
+  static TS_KERNEL_FN int iterations(const globals& g, int tile) {
+    const int rows_end = Causal ? first_row(where(g, tile), consumers) : g.seq;  // keys a row of the block may see
+    const int keys = rows_end < g.seq ? rows_end : g.seq;
+    return (keys + block_kv - 1) / block_kv;
+  }
+
+  static TS_KERNEL_FN void load_tile(tile_stage& t, const globals& g, int tile, barrier& full) {
+    const position p = where(g, tile);
+    for (int c = 0; c < consumers; ++c) tma::load_async(t.q[c], g.q, {p.b, p.h, p.q_block * consumers + c, 0}, full);
+  }
+  static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int kv_block, barrier& full) {
+    const position p = where(g, tile);
+    tma::load_async(in.k, g.k, {p.b, p.h / g.group, kv_block, 0}, full);
+    tma::load_async(in.v, g.v, {p.b, p.h / g.group, kv_block, 0}, full);
+  }
+
+  static TS_KERNEL_FN void compute(consumer_state& s, const tile_stage& t, input_stage& in, const globals& g, int tile,
+                                   int consumer, int kv_block) {
+    if (kv_block == 0) {
+      zero(s.o);
+      fill(s.max, -INFINITY);
+      zero(s.sum);
+    }
+    const int q0 = first_row(where(g, tile), consumer), k0 = kv_block * block_kv;
+    if (Causal && k0 > q0 + block_q - 1) return;  // every key of this block is in this warpgroup's future
+    const int warp_q0 = q0 + 16 * warpgroup::warpid();
+
+    score_tile att;
+    warpgroup::mma_fence(att);
+    warpgroup::mm_ABt(att, t.q[consumer], in.k);
+    warpgroup::mma_commit_group();
+    warpgroup::mma_async_wait<0>(att);
+    if (k0 + block_kv > g.seq) mask(att, att, -INFINITY, math::columns_from{g.seq - k0});
+    if (Causal && k0 + block_kv - 1 > warp_q0) mask(att, att, -INFINITY, math::above_diagonal{warp_q0 - k0});
+
+    // Online softmax: a new maximum rescales what was summed and accumulated so far by
+    // 2^((old - new) scale log2 e), then this block's exponentials join the sums.
+    row_stats rescale, max_scaled;
+    copy(rescale, s.max);
+    row_max(s.max, att, s.max);
+    sub(rescale, rescale, s.max);
+    mul(rescale, rescale, g.scale_log2);
+    exp2(rescale, rescale);
+    mul(max_scaled, s.max, g.scale_log2);
+    exp2_row(att, att, g.scale_log2, max_scaled);
+    mul(s.sum, s.sum, rescale);
+    row_sum(s.sum, att, s.sum);
+    mul_row(s.o, s.o, rescale);
+
+    rt_bf<16, block_kv> probs;
+    copy(probs, att);
+    warpgroup::mma_fence(s.o);
+    warpgroup::mma_AB(s.o, probs, in.v);
+    warpgroup::mma_commit_group();
+    warpgroup::mma_async_wait<0>(s.o);
+  }
+
+  static TS_KERNEL_FN void compute_done(consumer_state&) {}
+
+  // O = accumulator / sum, written through this consumer's Q tile (its rows are done with it), and
+  // the log-sum-exp max scale + ln(sum) that the backward pass recomputes probabilities from.
+  static TS_KERNEL_FN void store(consumer_state& s, tile_stage& t, output_stage& out, const globals& g, int tile, int consumer) {
+    const position p = where(g, tile);
+    const int w = warpgroup::warpid();
+    const bool leader = w == 0 && elect_one();
+    div_row(s.o, s.o, s.sum);
+    row_stats lse, max_scaled;
+    log(lse, s.sum);
+    mul(max_scaled, s.max, g.scale);
+    add(lse, lse, max_scaled);
+
+    warpgroup::sync(consumer);  // every warp's MMAs have read this Q tile
+    warpgroup::store(t.q[consumer], s.o);
+    warp::store(out.lse[w], lse);
+    fence_async_shared();
+    warpgroup::sync(consumer);
+    if (leader) {
+      tma::store_async(g.o, t.q[consumer], {p.b, p.h, p.q_block * consumers + consumer, 0});
+      tma::store_async_read_wait<0>();  // the producer may refill this tile once store returns
+    }
+    warp::store(g.lse, out.lse[w], {p.b, p.h, 0, (p.q_block * consumers + consumer) * 4 + w});
+    warpgroup::sync(consumer);
+  }
+
+  static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {
+    if (warpgroup::warpid() == 0 && elect_one()) tma::store_async_wait<0>();
+  }
+};
+
+}  // namespace ts::kernels

@@ -1,0 +1,34 @@
+// Host runners of the attention kernels: the dispatch and globals of attention_dispatch.hpp, and
+// ts::host::launch in place of <<<...>>>, one block per tile as on the GPU.
+#include "kernels/attention/attention_host.hpp"
+
+#include <vector>
+
+#include "kernels/attention/attention_dispatch.hpp"
+#include "tiles/backend/host/launch.hpp"
+
+namespace ts::kernels {
+
+void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf16* o, float* lse, const AttentionShape& s) {
+  check_attention_args(s, {q, k, v, o, lse});
+  with_forward(s, [&]<class K>() {
+    const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
+    host::launch<K>(K::num_tiles(g), g);
+  });
+}
+
+void run_attention_backward_host(const bf16* q, const bf16* k, const bf16* v, const bf16* o, const bf16* d_o, const float* lse,
+                                 bf16* dq, bf16* dk, bf16* dv, const AttentionShape& s) {
+  const BackwardWorkspace ws(s);
+  std::vector<float> workspace(ws.bytes / sizeof(float));  // zeros: the fp32 dQ sums start there
+  void* base = workspace.data();                           // 16-byte aligned, as operator new gives
+  check_attention_args(s, {q, k, v, o, d_o, lse, dq, dk, dv, base});
+  with_backward(s, [&]<class B>() {
+    const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, base, s);
+    host::launch<typename B::prep>(B::prep::num_tiles(g.prep), g.prep);
+    host::launch<typename B::main>(B::main::num_tiles(g.main), g.main);
+    host::launch<typename B::dq>(B::dq::num_tiles(g.dq), g.dq);
+  });
+}
+
+}  // namespace ts::kernels

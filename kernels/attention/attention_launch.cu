@@ -1,0 +1,37 @@
+// Device launchers of the attention kernels: instances and globals from attention_dispatch.hpp
+// (shared with the host runner), one block per tile, launched through kernels/pipeline_launch.cuh.
+#include <stdexcept>
+#include <string>
+
+#include "kernels/attention/attention_api.hpp"
+#include "kernels/attention/attention_dispatch.hpp"
+#include "kernels/pipeline_launch.cuh"
+
+namespace ts::kernels {
+
+void attention_forward(const void* q, const void* k, const void* v, void* o, float* lse, const AttentionShape& s, void* stream,
+                       BlockClock* block_clocks) {
+  check_attention_args(s, {q, k, v, o, lse});
+  with_forward(s, [&]<class K>() {
+    const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
+    launch_pipeline<K>(g, K::num_tiles(g), static_cast<cudaStream_t>(stream), block_clocks, describe(s) + " fwd");
+  });
+}
+
+void attention_backward(const void* q, const void* k, const void* v, const void* o, const void* d_o, const float* lse, void* dq,
+                        void* dk, void* dv, void* workspace, const AttentionShape& s, void* stream, BlockClock* block_clocks) {
+  check_attention_args(s, {q, k, v, o, d_o, lse, dq, dk, dv, workspace});
+  const auto st = static_cast<cudaStream_t>(stream);
+  const BackwardWorkspace ws(s);
+  check_cuda(cudaMemsetAsync(static_cast<char*>(workspace) + ws.dq_offset, 0, ws.delta_offset - ws.dq_offset, st),
+             "cudaMemsetAsync(dQ sums)");
+  with_backward(s, [&]<class B>() {
+    const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, workspace, s);
+    const std::string name = describe(s) + " bwd";
+    launch_pipeline<typename B::prep>(g.prep, B::prep::num_tiles(g.prep), st, nullptr, name + " prep");
+    launch_pipeline<typename B::main>(g.main, B::main::num_tiles(g.main), st, block_clocks, name);
+    launch_pipeline<typename B::dq>(g.dq, B::dq::num_tiles(g.dq), st, nullptr, name + " dq");
+  });
+}
+
+}  // namespace ts::kernels

@@ -1,0 +1,86 @@
+// The attention kernels' source on the host backend, against a double-precision reference:
+// forward (O and the log-sum-exp) and backward (dQ, dK, dV), causal and not, tails, D 64 and 128,
+// grouped-query heads. Outputs start as NaN, so an element the kernel never wrote fails.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/attention/attention_host.hpp"
+#include "tests/attention_reference.hpp"
+
+using namespace ts;
+using namespace ts::kernels;
+using namespace ts::test;
+
+namespace {
+
+void check_attention(const AttentionShape& s, bool backward, unsigned seed) {
+  std::mt19937 rng(seed);
+  const std::size_t nq = s.batch * s.heads_q * s.seq * s.dim, nkv = s.batch * s.heads_kv * s.seq * s.dim;
+  const auto q = random_bf16(nq, rng), k = random_bf16(nkv, rng), v = random_bf16(nkv, rng), d_o = random_bf16(nq, rng);
+  const bf16 nan = bf16(std::numeric_limits<float>::quiet_NaN());
+  std::vector<bf16> o(nq, nan);
+  std::vector<float> lse(s.batch * s.heads_q * s.seq, NAN);
+  INFO(describe(s));
+  run_attention_forward_host(q.data(), k.data(), v.data(), o.data(), lse.data(), s);
+  const Reference ref = reference(s, q, k, v, d_o);
+  std::size_t unwritten = 0;
+  CHECK(relative_error(o, ref.o, &unwritten) < 5e-3);
+  CHECK(relative_error(lse, ref.lse, &unwritten) < 1e-4);
+  CHECK(unwritten == 0);
+  if (!backward) return;
+  std::vector<bf16> dq(nq, nan), dk(nkv, nan), dv(nkv, nan);
+  run_attention_backward_host(q.data(), k.data(), v.data(), o.data(), d_o.data(), lse.data(), dq.data(), dk.data(), dv.data(), s);
+  CHECK(relative_error(dq, ref.dq, &unwritten) < 5e-3);
+  CHECK(relative_error(dk, ref.dk, &unwritten) < 5e-3);
+  CHECK(relative_error(dv, ref.dv, &unwritten) < 5e-3);
+  CHECK(unwritten == 0);
+}
+
+}  // namespace
+
+TEST_CASE("attention forward and backward on the host backend match a double reference", "[attention][host]") {
+  struct Case {
+    int64_t b, hq, hkv, n, d;
+    bool causal;
+  };
+  // Tails (N not a multiple of any block), one-row sequences, several blocks of keys and queries,
+  // grouped-query heads, both head dimensions, causal and not.
+  const Case cases[] = {
+      {1, 1, 1, 1, 64, false},   {1, 1, 1, 1, 128, true},   {1, 2, 1, 77, 64, true},   {2, 1, 1, 130, 64, false},
+      {1, 1, 1, 200, 128, false}, {1, 1, 1, 200, 128, true}, {1, 4, 2, 96, 64, false},  {1, 3, 1, 257, 64, true},
+  };
+  unsigned seed = 1;
+  for (const Case& c : cases) {
+    const AttentionShape s{c.b, c.hq, c.hkv, c.n, c.d, c.causal, 0.f};
+    check_attention(s, true, seed++);
+  }
+}
+
+TEST_CASE("attention takes a softmax scale", "[attention][host]") {
+  check_attention(AttentionShape{1, 1, 1, 70, 64, true, 0.3f}, true, 42);
+}
+
+TEST_CASE("attention refuses bad shapes and pointers with a reason", "[attention][host]") {
+  AttentionShape s{1, 1, 1, 64, 64, false, 0.f};
+  CHECK(validate(s).empty());
+  s.dim = 96;
+  CHECK_THAT(validate(s), Catch::Contains("64 or 128"));
+  s.dim = 64;
+  s.heads_q = 3;
+  s.heads_kv = 2;
+  CHECK_THAT(validate(s), Catch::Contains("multiple of key/value heads"));
+  s.heads_q = 2;
+  s.seq = 0;
+  CHECK_THAT(validate(s), Catch::Contains("positive"));
+  s.seq = 64;
+  std::vector<bf16> t(64 * 64 * 2 + 8);
+  std::vector<float> lse(128);
+  CHECK_THROWS_WITH(run_attention_forward_host(t.data() + 1, t.data(), t.data(), t.data(), lse.data(), s), Catch::Contains("16-byte aligned"));
+  s.dim = 80;
+  CHECK_THROWS_AS(run_attention_forward_host(t.data(), t.data(), t.data(), t.data(), lse.data(), s), std::invalid_argument);
+}
