@@ -83,7 +83,7 @@ template <int D, bool Causal, int Stages = 2>
 struct attention_bwd {
   static_assert(D == 64 || D == 128, "attention_bwd: head dimension 64 or 128");
   static constexpr int consumers = 2, block_kv = 64, block_q = 64, stages = Stages;
-  static constexpr int producer_registers = 24, consumer_registers = 240;
+  static constexpr int producer_registers = 40, consumer_registers = 232;
   static constexpr int release_lag = 0;
 
   using kv_tile = st<bf16, block_kv, D>;  // one consumer's keys or values (then its dK, dV)

@@ -33,8 +33,7 @@ double attention_flops(const AttentionShape& s, bool backward) {
 std::size_t attention_backward_workspace_bytes(const AttentionShape& s) { return BackwardWorkspace(s).bytes; }
 
 int attention_grid_blocks(const AttentionShape& s, bool backward) {
-  return static_cast<int>(backward ? s.batch * s.heads_kv * ceil_div(s.seq, kBackwardKeysPerBlock)
-                                   : s.batch * s.heads_q * ceil_div(s.seq, forward_rows_per_block(s.dim)));
+  return static_cast<int>(backward ? backward_blocks(s) : forward_blocks(s));
 }
 
 }  // namespace ts::kernels

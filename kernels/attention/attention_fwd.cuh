@@ -19,7 +19,7 @@ template <int D, bool Causal, int Consumers = 2, int Stages = 2>
 struct attention_fwd {
   static_assert(D == 64 || D == 128, "attention_fwd: head dimension 64 or 128");
   static constexpr int consumers = Consumers, block_q = 64, block_kv = 128, stages = Stages;
-  static constexpr int producer_registers = 24, consumer_registers = Consumers == 2 ? 240 : 160;
+  static constexpr int producer_registers = Consumers == 2 ? 40 : 32, consumer_registers = Consumers == 2 ? 232 : 160;
   static constexpr int release_lag = 0;  // compute waits for its own MMAs: a stage is free at once
 
   using q_tile = st<bf16, block_q, D>;  // one consumer's query rows; its output rows, once done

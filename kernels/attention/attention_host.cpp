@@ -13,7 +13,7 @@ void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf1
   check_attention_args(s, {q, k, v, o, lse});
   with_forward(s, [&]<class K>() {
     const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    host::launch<K>(K::num_tiles(g), g);
+    host::launch<K>(static_cast<int>(forward_blocks(s)), g);
   });
 }
 
@@ -25,9 +25,9 @@ void run_attention_backward_host(const bf16* q, const bf16* k, const bf16* v, co
   check_attention_args(s, {q, k, v, o, d_o, lse, dq, dk, dv, base});
   with_backward(s, [&]<class B>() {
     const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, base, s);
-    host::launch<typename B::prep>(B::prep::num_tiles(g.prep), g.prep);
-    host::launch<typename B::main>(B::main::num_tiles(g.main), g.main);
-    host::launch<typename B::dq>(B::dq::num_tiles(g.dq), g.dq);
+    host::launch<typename B::prep>(static_cast<int>(backward_row_blocks(s)), g.prep);
+    host::launch<typename B::main>(static_cast<int>(backward_blocks(s)), g.main);
+    host::launch<typename B::dq>(static_cast<int>(backward_row_blocks(s)), g.dq);
   });
 }
 

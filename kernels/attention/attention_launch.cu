@@ -1,5 +1,6 @@
 // Device launchers of the attention kernels: instances and globals from attention_dispatch.hpp
-// (shared with the host runner), one block per tile, launched through kernels/pipeline_launch.cuh.
+// (shared with the host runner), one block per tile (the grid sizes of attention_layout.hpp: the
+// kernels' own num_tiles() are device functions here), launched through kernels/pipeline_launch.cuh.
 #include <stdexcept>
 #include <string>
 
@@ -14,7 +15,7 @@ void attention_forward(const void* q, const void* k, const void* v, void* o, flo
   check_attention_args(s, {q, k, v, o, lse});
   with_forward(s, [&]<class K>() {
     const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    launch_pipeline<K>(g, K::num_tiles(g), static_cast<cudaStream_t>(stream), block_clocks, describe(s) + " fwd");
+    launch_pipeline<K>(g, static_cast<int>(forward_blocks(s)), static_cast<cudaStream_t>(stream), block_clocks, describe(s) + " fwd");
   });
 }
 
@@ -28,9 +29,9 @@ void attention_backward(const void* q, const void* k, const void* v, const void*
   with_backward(s, [&]<class B>() {
     const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, workspace, s);
     const std::string name = describe(s) + " bwd";
-    launch_pipeline<typename B::prep>(g.prep, B::prep::num_tiles(g.prep), st, nullptr, name + " prep");
-    launch_pipeline<typename B::main>(g.main, B::main::num_tiles(g.main), st, block_clocks, name);
-    launch_pipeline<typename B::dq>(g.dq, B::dq::num_tiles(g.dq), st, nullptr, name + " dq");
+    launch_pipeline<typename B::prep>(g.prep, static_cast<int>(backward_row_blocks(s)), st, nullptr, name + " prep");
+    launch_pipeline<typename B::main>(g.main, static_cast<int>(backward_blocks(s)), st, block_clocks, name);
+    launch_pipeline<typename B::dq>(g.dq, static_cast<int>(backward_row_blocks(s)), st, nullptr, name + " dq");
   });
 }
 

@@ -16,6 +16,12 @@ constexpr int forward_consumers(int64_t dim) { return dim == 64 ? 3 : 2; }
 constexpr int64_t forward_rows_per_block(int64_t dim) { return 64 * forward_consumers(dim); }
 constexpr int64_t kBackwardKeysPerBlock = 128;
 
+// Blocks of each launch, one per tile (the launchers, the host runner and the configuration agree):
+// the forward's query blocks, the backward's key blocks, and the backward's per-row passes (64 rows).
+inline int64_t forward_blocks(const AttentionShape& s) { return s.batch * s.heads_q * ceil_div(s.seq, forward_rows_per_block(s.dim)); }
+inline int64_t backward_blocks(const AttentionShape& s) { return s.batch * s.heads_kv * ceil_div(s.seq, kBackwardKeysPerBlock); }
+inline int64_t backward_row_blocks(const AttentionShape& s) { return s.batch * s.heads_q * ceil_div(s.seq, 64); }
+
 // The backward's scratch: dQ summed in fp32 [B, H_q, N, D], then per query row (padded to 64)
 // delta = rowsum(dO * O) and the log-sum-exp in base 2, each [B, H_q, padded N] fp32.
 struct BackwardWorkspace {

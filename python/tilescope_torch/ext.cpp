@@ -2,10 +2,10 @@
 // checking and allocation: tensors are checked up front so that a mistake is one clear line in
 // Python instead of a launcher's error or a bad memory access, outputs and scratch come from
 // PyTorch's allocator, and every launch goes on PyTorch's current stream.
+#include <torch/extension.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <pybind11/stl.h>
-#include <torch/extension.h>
 
 #include <algorithm>
 #include <cmath>
