@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/attention/attention_host.hpp"
+#include "kernels/attention/attention_trace.hpp"
 #include "tests/attention_reference.hpp"
 
 using namespace ts;
@@ -83,4 +84,29 @@ TEST_CASE("attention refuses bad shapes and pointers with a reason", "[attention
   CHECK_THROWS_WITH(run_attention_forward_host(t.data() + 1, t.data(), t.data(), t.data(), lse.data(), s), Catch::Contains("16-byte aligned"));
   s.dim = 80;
   CHECK_THROWS_AS(run_attention_forward_host(t.data(), t.data(), t.data(), t.data(), lse.data(), s), std::invalid_argument);
+}
+
+TEST_CASE("attention runs in trace mode: every consumer warp issues its MMAs", "[attention][host][trace]") {
+  // N = 512, D = 128, not causal: 3 blocks of 3 x 64 query rows, 4 key blocks each; per consumer
+  // warp and key block, one MMA op for S = Q K^T and one for O += P V, which together do the
+  // attention's 4 N D FLOPs for each of the block's (padded) query rows.
+  const AttentionShape s{1, 1, 1, 512, 128, false, 0.f};
+  auto grid = ts::kernels::attention_grid_trace(s, false);
+  REQUIRE(grid->blocks() == 3);
+  uint64_t mmas = 0, flops = 0, loads = 0;
+  for (uint32_t b = 0; b < grid->blocks(); ++b) {
+    auto block = grid->block(b);
+    for (auto& w : block.warps)
+      for (auto batch = w->next_batch(); !batch.empty(); batch = w->next_batch())
+        for (const auto& op : batch) {
+          mmas += op.kind == ts::sim::OpKind::mma;
+          if (op.kind == ts::sim::OpKind::mma) flops += op.flops;
+          loads += op.kind == ts::sim::OpKind::tma_load;
+        }
+  }
+  CHECK(mmas == 3 * 3 * 4 * 4 * 2);
+  CHECK(flops == uint64_t{3} * 3 * 64 * 4 * 512 * 128);
+  CHECK(loads == 3 * (3 * 2 + 4 * 2 * 2));  // per block: Q (3 tiles x 2 column blocks), K and V per key block
+  auto bwd = ts::kernels::attention_grid_trace(s, true);
+  CHECK(bwd->blocks() == 4);
 }

@@ -167,22 +167,25 @@ struct attention_bwd {
     warpgroup::mm_ABt(d_att, t.v[consumer], in.d_o);  // dP^T = V dO^T
     warpgroup::mma_commit_group();
     warpgroup::mma_async_wait<0>(att);
-    query_stats lse, delta;
-    warp::load(lse, in.lse_log2);
-    warp::load(delta, in.delta);
+    warpgroup::mma_async_wait<0>(d_att);  // no wait: ties d_att's registers to the one above
     if (q0 + block_q > g.seq) mask(att, att, -INFINITY, math::columns_from{g.seq - q0});
     if (Causal && warp_k0 + 15 > q0) mask(att, att, -INFINITY, math::below_diagonal{warp_k0 - q0});
-    exp2_col(att, att, g.scale_log2, lse);
-
-    rt_bf<16, block_q> p_t;
+    {  // each vector lives only as long as its use: at D = 128 the registers are counted
+      query_stats lse;
+      warp::load(lse, in.lse_log2);
+      exp2_col(att, att, g.scale_log2, lse);
+    }
+    {  // dS^T = P^T (dP^T - delta[query]); the softmax scale is applied once, at the end.
+      query_stats delta;
+      warp::load(delta, in.delta);
+      sub_col(d_att, d_att, delta);
+    }
+    mul(d_att, d_att, att);
+    rt_bf<16, block_q> p_t, ds_t;
     copy(p_t, att);
+    copy(ds_t, d_att);
     warpgroup::mma_fence(s.dv);
     warpgroup::mma_AB(s.dv, p_t, in.d_o);  // dV += P^T dO
-    // dS^T = P^T (dP^T - delta[query]); the softmax scale is applied once, at the end.
-    sub_col(d_att, d_att, delta);
-    mul(d_att, d_att, att);
-    rt_bf<16, block_q> ds_t;
-    copy(ds_t, d_att);
     warpgroup::mma_fence(s.dk);
     warpgroup::mma_AB(s.dk, ds_t, in.q);  // dK += dS^T Q
     warpgroup::mma_commit_group();
@@ -192,6 +195,7 @@ struct attention_bwd {
     fence_async_shared();
     warpgroup::sync(consumer);
     const bool leader = warpgroup::warpid() == 0 && elect_one();
+#pragma unroll
     for (int j = 0; j < D / 64; ++j) {
       rt_fl<16, 64> dq;
       warpgroup::mma_fence(dq);
@@ -207,7 +211,11 @@ struct attention_bwd {
     }
   }
 
-  static TS_KERNEL_FN void compute_done(consumer_state&) {}
+  // The last dK and dV MMAs are done (the dQ loop waited); this tells the compiler so.
+  static TS_KERNEL_FN void compute_done(consumer_state& s) {
+    warpgroup::mma_async_wait<0>(s.dk);
+    warpgroup::mma_async_wait<0>(s.dv);
+  }
 
   // dK (times the softmax scale) and dV leave through this consumer's own K and V tiles.
   static TS_KERNEL_FN void store(consumer_state& s, tile_stage& t, output_stage&, const globals& g, int tile, int consumer) {

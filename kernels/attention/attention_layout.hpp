@@ -10,9 +10,8 @@ namespace ts::kernels {
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Consumer warpgroups of the forward (64 query rows each): three at D = 64, where registers allow,
-// two at D = 128.
-constexpr int forward_consumers(int64_t dim) { return dim == 64 ? 3 : 2; }
+// Consumer warpgroups of the forward (64 query rows each).
+constexpr int forward_consumers(int64_t) { return 3; }
 constexpr int64_t forward_rows_per_block(int64_t dim) { return 64 * forward_consumers(dim); }
 constexpr int64_t kBackwardKeysPerBlock = 128;
 

@@ -1,10 +1,14 @@
 #pragma once
 // Host backend of the warp-scope ops (tiles/ops/warp.hpp): plain element copies between the warp's
 // whole tile (`v`) and the shared tile's swizzled layout (st::at), and the MMA as fp32 loops,
-// k ascending. The simulator has no op kinds for ldmatrix/stmatrix or mma.sync yet, so in trace
-// mode these refuse to run rather than leave a silent hole in the op stream.
+// k ascending. In trace mode: a 16-bit row-layout store (stmatrix) records an smem_store op over the
+// same bytes (the simulator costs it with the bank model as a fragment store: the same wavefronts
+// where the swizzle keeps both conflict-free); vector moves (at most 64 values, a wavefront or two)
+// record nothing yet; the other loads, stores and mma.sync have no op kind, so they refuse to run
+// rather than leave a silent hole in the op stream.
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "tiles/backend/host/trace.hpp"
 #include "tiles/ops/checks.hpp"
@@ -35,18 +39,25 @@ inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, int col0) {
 }
 template <class ST, class T, int R, int C, class L>
 inline void store_smem(ST& dst, const rt<T, R, C, L>& src, int row0, int col0) {
-  not_traced("warp::store");
   check_offsets<rt<T, R, C, L>, ST>("warp::store", row0, col0);
+  if constexpr (sizeof(T) == 2 && std::is_same_v<L, row_l>) {
+    if (host::tracing()) {
+      sim::TraceOp op = sim::make_op(sim::OpKind::smem_store, host::smem_offset(dst.data), 0, static_cast<uint32_t>(R * C * sizeof(T)));
+      op.store = {ST::smem_layout(), static_cast<uint16_t>(row0), static_cast<uint16_t>(col0), R, C};
+      return host::emit(op);
+    }
+  }
+  not_traced("warp::store");
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) *dst.at(row0 + r, col0 + c) = src.v[r][c];
 }
 
 template <class T, int N, class L, class SV> inline void load_vec(rv<T, N, L>& dst, const SV& src) {
-  not_traced("warp::load");
+  if (host::tracing()) return;  // not traced yet (see above)
   for (int n = 0; n < N; ++n) dst.v[n] = src.data[n];
 }
 template <class SV, class T, int N, class L> inline void store_vec(SV& dst, const rv<T, N, L>& src) {
-  not_traced("warp::store");
+  if (host::tracing()) return;  // not traced yet (see above)
   for (int n = 0; n < N; ++n) dst.data[n] = src.v[n];
 }
 

@@ -1,0 +1,28 @@
+// The attention grids in trace mode, through kernels/pipeline_trace.hpp, with the instances,
+// globals and grid sizes of the launchers (attention_dispatch.hpp, attention_layout.hpp).
+#include "kernels/attention/attention_trace.hpp"
+
+#include "kernels/attention/attention_dispatch.hpp"
+#include "kernels/pipeline_trace.hpp"
+
+namespace ts::kernels {
+
+std::unique_ptr<sim::GridTrace> attention_grid_trace(const AttentionShape& s, bool backward) {
+  const auto a = [](int i) { return trace_address(i); };
+  check_attention_args(s, {a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9)});
+  std::unique_ptr<sim::GridTrace> grid;
+  if (backward) {
+    with_backward(s, [&]<class B>() {
+      const auto g = make_backward_globals<B>(a(0), a(1), a(2), a(3), a(4), static_cast<const float*>(a(5)), a(6), a(7), a(8), a(9), s);
+      grid = std::make_unique<PipelineGrid<typename B::main>>(g.main, static_cast<int>(backward_blocks(s)));
+    });
+  } else {
+    with_forward(s, [&]<class K>() {
+      const auto g = forward_globals<K>(a(0), a(1), a(2), a(3), static_cast<float*>(a(4)), s);
+      grid = std::make_unique<PipelineGrid<K>>(g, static_cast<int>(forward_blocks(s)));
+    });
+  }
+  return grid;
+}
+
+}  // namespace ts::kernels

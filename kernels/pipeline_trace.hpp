@@ -1,0 +1,61 @@
+#pragma once
+// Any pipeline kernel (tiles/sched/pipeline.hpp) in the host backend's trace mode: a grid whose
+// blocks are built lazily, in launch order, each running the kernel's own source with tracing on.
+// Host code only (g++ with Boost.Context); the kernels' *_trace.cpp use it.
+#include <algorithm>
+#include <memory>
+#include <new>
+
+#include "sim/trace.hpp"
+#include "tiles/backend/host/trace.hpp"
+#include "tiles/sched/pipeline.hpp"
+
+namespace ts::kernels {
+
+class TracedWarp final : public sim::OpSource {
+ public:
+  TracedWarp(std::shared_ptr<host::TracedBlock> block, int warp) : block_(std::move(block)), warp_(warp) {}
+  std::span<const sim::TraceOp> next_batch() override { return block_->next_batch(warp_); }
+
+ private:
+  std::shared_ptr<host::TracedBlock> block_;
+  int warp_;
+};
+
+template <class K>
+class PipelineGrid final : public sim::GridTrace {
+ public:
+  // Trace mode moves no data: the globals' tensors only need distinct, aligned addresses.
+  PipelineGrid(const typename K::globals& g, int grid) : globals_(g), grid_(grid) {
+    smem_.reset(static_cast<char*>(::operator new[](bytes, std::align_val_t{1024})));
+  }
+  uint32_t blocks() const override { return static_cast<uint32_t>(grid_); }
+  uint32_t threads_per_block() const override { return threads; }
+  sim::BlockTrace block(uint32_t index) override {
+    char* smem = smem_.get();
+    const auto* g = &globals_;
+    auto traced = std::make_shared<host::TracedBlock>(static_cast<int>(index), grid_, threads / 32, smem, bytes,
+                                                      [g, smem] { sched::run_pipeline<K>(*g, smem); });
+    sim::BlockTrace bt;
+    for (int w = 0; w < traced->warps(); ++w) bt.warps.push_back(std::make_unique<TracedWarp>(traced, w));
+    bt.shared_bytes = static_cast<uint32_t>(bytes);
+    // __launch_bounds__(threads, 1): the compiler may give each thread the register file's share.
+    bt.registers_per_thread = std::min(255u, (65536u / threads) & ~7u);
+    return bt;
+  }
+
+ private:
+  static constexpr std::size_t bytes = sched::pipeline_smem_bytes<K>();
+  static constexpr uint32_t threads = sched::pipeline_threads<K>();
+  struct Free {
+    void operator()(char* p) const { ::operator delete[](p, std::align_val_t{1024}); }
+  };
+  typename K::globals globals_;
+  int grid_;
+  std::unique_ptr<char[], Free> smem_;
+};
+
+// Distinct, 16-byte aligned stand-in addresses for the tensors of a traced launch.
+inline void* trace_address(int tensor) { return reinterpret_cast<void*>(std::uintptr_t(tensor + 1) << 40); }
+
+}  // namespace ts::kernels
