@@ -35,6 +35,11 @@ CUDA_FLAGS = [
     "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",
 ]
 CXX_FLAGS = ["-std=c++20", "-O3", "-DTILESCOPE_HAVE_CUDA=1"]
+# Link the shared libstdc++ that PyTorch itself uses, by file name: a compiler set up to link it
+# statically (CXX on some GPU images, whose -lstdc++ finds only libstdc++.a) would put a second
+# copy into the extension, half of whose symbols bind to PyTorch's copy at load time; the first
+# integer formatted into an error message then crashes the process.
+LD_FLAGS = ["-l:libstdc++.so.6"]
 
 
 class BuildError(RuntimeError):
@@ -74,6 +79,7 @@ def load(verbose=None):
             extra_include_paths=[str(REPO)],
             extra_cflags=CXX_FLAGS,
             extra_cuda_cflags=CUDA_FLAGS,
+            extra_ldflags=LD_FLAGS,
             build_directory=str(BUILD_DIR),
             verbose=verbose,
         )
