@@ -8,7 +8,9 @@ set(cases
   "5|swap_layout: dst must be in the other layout"
   "6|register and shared tiles must hold the same type"
   "7|warp::mma: a and b disagree on K"
-  "8|each source must have dst's shape")
+  "8|each source must have dst's shape"
+  "9|column op: the vector must have one value per column"
+  "10|each source must have dst's layout")
 set(file ${SOURCE_DIR}/tests/compile_fail/tile_ops.cpp)
 set(flags -std=c++20 -fsyntax-only -I${SOURCE_DIR})
 string(REPLACE "|" ";" include_list "${INCLUDES}")

@@ -19,6 +19,10 @@ void misuse() {
   row_vec<rt_fl<16, 32>> v;
   row_max(v, f);
   warp::load(a, s);
+  mask(f, f, -1.f, math::above_diagonal{0});
+  exp2_row(f, f, 2.f, v);
+  col_vec<rt_fl<16, 32>> cv;
+  exp2_col(f, f, 2.f, cv);
 #elif CASE == 1
   warp::mma_AB(acc, a, b_row, acc);
 #elif CASE == 2
@@ -42,5 +46,10 @@ void misuse() {
 #elif CASE == 8
   rt_fl<16, 16> small;
   sub(f, f, small);
+#elif CASE == 9
+  row_vec<rt_fl<16, 32>> rows;  // exp2_col takes one value per column
+  exp2_col(f, f, 2.f, rows);
+#elif CASE == 10
+  mask(f, f_col, 0.f, math::columns_from{3});
 #endif
 }
