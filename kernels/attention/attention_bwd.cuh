@@ -104,7 +104,7 @@ struct attention_bwd {
   struct tile_stage {
     kv_tile k[consumers], v[consumers];  // loaded once per block (tile_bytes)
     st<bf16, block_kv, block_q> ds[consumers];  // dS^T, the A operand of dQ += dS K
-    dq_tile dq[consumers];                      // a dQ share on its way to global memory
+    dq_tile dq[consumers][2];  // dQ shares on their way to global memory: one fills while TMA reads the other
   };
   static constexpr uint32_t tile_bytes = 2 * consumers * kv_tile::bytes;
   struct input_stage {
@@ -115,6 +115,7 @@ struct attention_bwd {
   struct output_stage {};
   struct consumer_state {
     rt_fl<16, D> dk, dv;  // this warp's 16 keys
+    int dq_buffer = 0;    // which dQ staging tile comes next
   };
 
   struct position {
@@ -202,12 +203,14 @@ struct attention_bwd {
       warpgroup::mma_AtB(dq, t.ds[consumer], column_block(t.k[consumer], j), false);
       warpgroup::mma_commit_group();
       warpgroup::mma_async_wait<0>(dq);
-      if (leader) tma::store_async_read_wait<0>();  // the last share has left the staging tile
+      dq_tile& staging = t.dq[consumer][s.dq_buffer];
+      s.dq_buffer ^= 1;
+      if (leader) tma::store_async_read_wait<1>();  // the share before last has left this tile
       warpgroup::sync(consumer);
-      warpgroup::store(t.dq[consumer], dq);
+      warpgroup::store(staging, dq);
       fence_async_shared();
       warpgroup::sync(consumer);
-      if (leader) tma::store_add_async(g.dq, t.dq[consumer], {p.b, p.h_q, p.q_block, j});
+      if (leader) tma::store_add_async(g.dq, staging, {p.b, p.h_q, p.q_block, j});
     }
   }
 
