@@ -21,6 +21,11 @@ namespace ts::kernels {
 
 inline constexpr float log2_e = 1.4426950408889634f;
 
+// The per-row passes (prep, dQ) take one 64-row block of one (batch, head) per tile.
+template <class G> TS_KERNEL_FN coord row_block(const G& g, int tile) {
+  return {tile / g.q_blocks / g.heads_q, tile / g.q_blocks % g.heads_q, tile % g.q_blocks, 0};
+}
+
 template <int D>
 struct attention_bwd_prep {
   static constexpr int consumers = 1, stages = 2, producer_registers = 24, consumer_registers = 240;
@@ -43,9 +48,7 @@ struct attention_bwd_prep {
   };
   static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
   static TS_KERNEL_FN int iterations(const globals&) { return 1; }
-  static TS_KERNEL_FN coord at(const globals& g, int tile) {
-    return {tile / g.q_blocks / g.heads_q, tile / g.q_blocks % g.heads_q, tile % g.q_blocks, 0};
-  }
+  static TS_KERNEL_FN coord at(const globals& g, int tile) { return row_block(g, tile); }
   static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int, barrier& full) {
     tma::load_async(in.o, g.o, at(g, tile), full);
     tma::load_async(in.d_o, g.d_o, at(g, tile), full);
@@ -266,9 +269,7 @@ struct attention_bwd_dq {
   };
   static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
   static TS_KERNEL_FN int iterations(const globals&) { return 1; }
-  static TS_KERNEL_FN coord at(const globals& g, int tile) {
-    return {tile / g.q_blocks / g.heads_q, tile / g.q_blocks % g.heads_q, tile % g.q_blocks, 0};
-  }
+  static TS_KERNEL_FN coord at(const globals& g, int tile) { return row_block(g, tile); }
   static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int, barrier& full) {
     tma::load_async(in.acc, g.acc, at(g, tile), full);
   }
