@@ -21,6 +21,13 @@ struct AttentionShape {
   float scale = 0.f;  // softmax scale; 0 means 1 / sqrt(dim)
 };
 
+// Knobs of the forward, for measuring them; 0 picks the default for the head dimension
+// (attention_layout.hpp says which and why).
+struct AttentionConfig {
+  int consumers = 0;  // consumer warpgroups of 64 query rows: 2 or 3
+  int overlap = -1;   // 1: each warpgroup overlaps its softmax with its own previous P V; 0: not; -1: default
+};
+
 // Empty when the shape can run; else a one-line reason (dim not 64/128, heads_q not a multiple of
 // heads_kv, non-positive sizes, ...). Any seq >= 1 runs: tails are masked.
 std::string validate(const AttentionShape& s);
@@ -37,7 +44,7 @@ double attention_flops(const AttentionShape& s, bool backward);
 // cudaStream_t. With `block_clocks` (a device array of attention_grid_blocks() entries), every block
 // of the main kernel records its BlockClock.
 void attention_forward(const void* q, const void* k, const void* v, void* o, float* lse, const AttentionShape& s,
-                       void* stream, BlockClock* block_clocks = nullptr);
+                       void* stream, BlockClock* block_clocks = nullptr, const AttentionConfig& cfg = {});
 
 // Scratch the backward needs (fp32 dQ accumulator and the row sums of dO * O), in bytes.
 std::size_t attention_backward_workspace_bytes(const AttentionShape& s);
@@ -46,6 +53,8 @@ void attention_backward(const void* q, const void* k, const void* v, const void*
                         BlockClock* block_clocks = nullptr);
 
 // Blocks of the main kernel of the forward (backward = false) or backward pass.
-int attention_grid_blocks(const AttentionShape& s, bool backward);
+int attention_grid_blocks(const AttentionShape& s, bool backward, const AttentionConfig& cfg = {});
+// The forward knobs in use (defaults resolved), and an error for ones that cannot run.
+AttentionConfig resolve(const AttentionShape& s, const AttentionConfig& cfg);
 
 }  // namespace ts::kernels

@@ -1,5 +1,6 @@
 // Attention shape checks and names: plain C++, shared by the device launcher and the host runner.
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "kernels/attention/attention_api.hpp"
@@ -32,8 +33,19 @@ double attention_flops(const AttentionShape& s, bool backward) {
 
 std::size_t attention_backward_workspace_bytes(const AttentionShape& s) { return BackwardWorkspace(s).bytes; }
 
-int attention_grid_blocks(const AttentionShape& s, bool backward) {
-  return static_cast<int>(backward ? backward_blocks(s) : forward_blocks(s));
+AttentionConfig resolve(const AttentionShape& s, const AttentionConfig& cfg) {
+  AttentionConfig r = cfg;
+  if (r.consumers == 0) r.consumers = default_forward_consumers(s.dim);
+  if (r.overlap < 0) r.overlap = default_forward_overlap(s.dim, s.causal) ? 1 : 0;
+  if (r.consumers != 2 && r.consumers != 3) throw std::invalid_argument("attention: consumers must be 2 or 3, got " + std::to_string(r.consumers));
+  if (r.overlap > 1) throw std::invalid_argument("attention: overlap must be 0 or 1");
+  if (r.overlap && r.consumers == 3 && s.dim == 128)
+    throw std::invalid_argument("attention: overlap at D = 128 needs 2 consumers (three stages do not fit in shared memory beside three Q tiles)");
+  return r;
+}
+
+int attention_grid_blocks(const AttentionShape& s, bool backward, const AttentionConfig& cfg) {
+  return static_cast<int>(backward ? backward_blocks(s) : forward_blocks(s, resolve(s, cfg)));
 }
 
 }  // namespace ts::kernels

@@ -32,14 +32,24 @@ struct backward_kernels {
   using dq = attention_bwd_dq<D>;
   static_assert(main::consumers * main::block_kv == kBackwardKeysPerBlock, "attention_layout.hpp: backward block size");
 };
-static_assert(attention_fwd<64, false, forward_consumers(64)>::consumers * 64 == forward_rows_per_block(64));
 
-// Calls f.template operator()<K>() with the forward instance for the shape.
+// Calls f.template operator()<K>() with the forward instance for the shape and resolved config.
 template <class F>
-static void with_forward(const AttentionShape& s, F&& f) {
+static void with_forward(const AttentionShape& s, const AttentionConfig& cfg, F&& f) {
+  const auto variant = [&]<int D, bool Causal>() {
+    if (cfg.consumers == 2) {
+      if (cfg.overlap) f.template operator()<attention_fwd<D, Causal, 2, true>>();
+      else f.template operator()<attention_fwd<D, Causal, 2, false>>();
+    } else if constexpr (D == 64) {  // three consumers overlapping themselves fit at D = 64 only
+      if (cfg.overlap) f.template operator()<attention_fwd<D, Causal, 3, true>>();
+      else f.template operator()<attention_fwd<D, Causal, 3, false>>();
+    } else {
+      f.template operator()<attention_fwd<D, Causal, 3, false>>();
+    }
+  };
   const auto pick = [&]<int D>() {
-    if (s.causal) f.template operator()<attention_fwd<D, true, forward_consumers(D)>>();
-    else f.template operator()<attention_fwd<D, false, forward_consumers(D)>>();
+    if (s.causal) variant.template operator()<D, true>();
+    else variant.template operator()<D, false>();
   };
   if (s.dim == 64) pick.template operator()<64>();
   else pick.template operator()<128>();

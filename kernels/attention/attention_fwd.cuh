@@ -4,8 +4,10 @@
 // (the tile stage); the producer warpgroup streams 128-row blocks of K and V by TMA; each consumer
 // warpgroup computes its 64 x 128 scores with wgmma, folds them into a running max and sum in
 // registers, and accumulates P V with P straight from registers (wgmma with A in registers).
-// The consumers overlap each other: while one does its softmax, the other's MMAs keep the tensor
-// cores busy. Tails are masked (keys past N score -inf; query rows past N are never stored), and
+// The consumers overlap each other: while one does its softmax, the others' MMAs keep the tensor
+// cores busy. With Overlap, each also overlaps itself: it issues this block's S = Q K^T and the
+// previous block's O += P V together and does this block's softmax while the latter runs, which
+// keeps the previous stage one iteration longer (release lag 1, so three stages). Tails are masked (keys past N score -inf; query rows past N are never stored), and
 // causal blocks skip the key blocks wholly in their future.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include <cmath>
@@ -15,12 +17,14 @@
 
 namespace ts::kernels {
 
-template <int D, bool Causal, int Consumers = 2, int Stages = 2>
+template <int D, bool Causal, int Consumers = 3, bool Overlap = false>
 struct attention_fwd {
   static_assert(D == 64 || D == 128, "attention_fwd: head dimension 64 or 128");
-  static constexpr int consumers = Consumers, block_q = 64, block_kv = 128, stages = Stages;
+  static constexpr int consumers = Consumers, block_q = 64, block_kv = 128, stages = Overlap ? 3 : 2;
   static constexpr int producer_registers = Consumers == 2 ? 40 : 32, consumer_registers = Consumers == 2 ? 232 : 160;
-  static constexpr int release_lag = 0;  // compute waits for its own MMAs: a stage is free at once
+  // Without Overlap, compute waits for its own MMAs, so a stage is free at once; with it, the
+  // previous block's V is read during the next iteration.
+  static constexpr int release_lag = Overlap ? 1 : 0;
 
   using q_tile = st<bf16, block_q, D>;  // one consumer's query rows; its output rows, once done
   using kv_tile = st<bf16, block_kv, D>;
@@ -46,6 +50,8 @@ struct attention_fwd {
   struct consumer_state {
     rt_fl<16, D> o;       // this warp's 16 output rows, unnormalised
     row_stats max, sum;   // running max of the raw scores and running sum of exp, per row
+    rt_bf<16, block_kv> probs;          // Overlap: the last block's P, whose P V is still to come
+    const kv_tile* pending_v = nullptr;  // ... and its V (null: nothing pending)
   };
 
   struct position {
@@ -83,14 +89,21 @@ struct attention_fwd {
       zero(s.sum);
     }
     const int q0 = first_row(where(g, tile), consumer), k0 = kv_block * block_kv;
-    if (Causal && k0 > q0 + block_q - 1) return;  // every key of this block is in this warpgroup's future
+    if (Causal && k0 > q0 + block_q - 1) return accumulate_pending(s);  // every key is in this warpgroup's future
     const int warp_q0 = q0 + 16 * warpgroup::warpid();
 
     score_tile att;
     warpgroup::mma_fence(att);
     warpgroup::mm_ABt(att, t.q[consumer], in.k);
     warpgroup::mma_commit_group();
-    warpgroup::mma_async_wait<0>(att);
+    if (Overlap && s.pending_v) {  // the previous block's P V runs during this block's softmax
+      warpgroup::mma_fence(s.o);
+      warpgroup::mma_AB(s.o, s.probs, *s.pending_v);
+      warpgroup::mma_commit_group();
+      warpgroup::mma_async_wait<1>(att);
+    } else {
+      warpgroup::mma_async_wait<0>(att);
+    }
     if (k0 + block_kv > g.seq) mask(att, att, -INFINITY, math::columns_from{g.seq - k0});
     if (Causal && k0 + block_kv - 1 > warp_q0) mask(att, att, -INFINITY, math::above_diagonal{warp_q0 - k0});
 
@@ -106,17 +119,24 @@ struct attention_fwd {
     exp2_row(att, att, g.scale_log2, max_scaled);
     mul(s.sum, s.sum, rescale);
     row_sum(s.sum, att, s.sum);
-    mul_row(s.o, s.o, rescale);
-
-    rt_bf<16, block_kv> probs;
-    copy(probs, att);
-    warpgroup::mma_fence(s.o);
-    warpgroup::mma_AB(s.o, probs, in.v);
-    warpgroup::mma_commit_group();
     warpgroup::mma_async_wait<0>(s.o);
+    mul_row(s.o, s.o, rescale);
+    copy(s.probs, att);
+    s.pending_v = &in.v;
+    if constexpr (!Overlap) accumulate_pending(s);
   }
 
-  static TS_KERNEL_FN void compute_done(consumer_state&) {}
+  // O += P V for the block whose P is held, if any, and wait for it.
+  static TS_KERNEL_FN void accumulate_pending(consumer_state& s) {
+    if (!s.pending_v) return;
+    warpgroup::mma_fence(s.o);
+    warpgroup::mma_AB(s.o, s.probs, *s.pending_v);
+    warpgroup::mma_commit_group();
+    warpgroup::mma_async_wait<0>(s.o);
+    s.pending_v = nullptr;
+  }
+
+  static TS_KERNEL_FN void compute_done(consumer_state& s) { accumulate_pending(s); }
 
   // O = accumulator / sum, written through this consumer's Q tile (its rows are done with it), and
   // the log-sum-exp max scale + ln(sum) that the backward pass recomputes probabilities from.

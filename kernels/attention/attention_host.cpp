@@ -9,11 +9,13 @@
 
 namespace ts::kernels {
 
-void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf16* o, float* lse, const AttentionShape& s) {
+void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf16* o, float* lse, const AttentionShape& s,
+                                const AttentionConfig& config) {
   check_attention_args(s, {q, k, v, o, lse});
-  with_forward(s, [&]<class K>() {
+  const AttentionConfig cfg = resolve(s, config);
+  with_forward(s, cfg, [&]<class K>() {
     const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    host::launch<K>(static_cast<int>(forward_blocks(s)), g);
+    host::launch<K>(static_cast<int>(forward_blocks(s, cfg)), g);
   });
 }
 

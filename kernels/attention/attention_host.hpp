@@ -7,7 +7,8 @@
 
 namespace ts::kernels {
 
-void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf16* o, float* lse, const AttentionShape& s);
+void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf16* o, float* lse, const AttentionShape& s,
+                                const AttentionConfig& cfg = {});
 void run_attention_backward_host(const bf16* q, const bf16* k, const bf16* v, const bf16* o, const bf16* d_o, const float* lse,
                                  bf16* dq, bf16* dk, bf16* dv, const AttentionShape& s);
 

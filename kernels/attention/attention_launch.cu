@@ -11,11 +11,12 @@
 namespace ts::kernels {
 
 void attention_forward(const void* q, const void* k, const void* v, void* o, float* lse, const AttentionShape& s, void* stream,
-                       BlockClock* block_clocks) {
+                       BlockClock* block_clocks, const AttentionConfig& config) {
   check_attention_args(s, {q, k, v, o, lse});
-  with_forward(s, [&]<class K>() {
+  const AttentionConfig cfg = resolve(s, config);
+  with_forward(s, cfg, [&]<class K>() {
     const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    launch_pipeline<K>(g, static_cast<int>(forward_blocks(s)), static_cast<cudaStream_t>(stream), block_clocks, describe(s) + " fwd");
+    launch_pipeline<K>(g, static_cast<int>(forward_blocks(s, cfg)), static_cast<cudaStream_t>(stream), block_clocks, describe(s) + " fwd");
   });
 }
 

@@ -1,7 +1,7 @@
 // Runs our attention on fresh random inputs and times it with CUDA events: a quick figure while
 // tuning, and one launch to profile (Nsight Compute: ncu -k regex:pipeline_kernel attention_once ...).
 //
-//   attention_once B H_Q H_KV N D causal|full fwd|bwd [REPS]
+//   attention_once B H_Q H_KV N D causal|full fwd|bwd [REPS] [CONSUMERS OVERLAP]
 //
 // Prints one line: the shape, the median of REPS timed runs (default 20) after 3 warm-ups, TFLOPS
 // (FlashAttention's count: 4 B H N^2 D, halved when causal, 2.5 times that for the backward).
@@ -30,7 +30,7 @@ void* alloc(std::size_t bytes) {
 
 int main(int argc, char** argv) try {
   if (argc < 8) {
-    std::fprintf(stderr, "usage: attention_once B H_Q H_KV N D causal|full fwd|bwd [REPS]\n");
+    std::fprintf(stderr, "usage: attention_once B H_Q H_KV N D causal|full fwd|bwd [REPS] [CONSUMERS OVERLAP]\n");
     return 2;
   }
   using namespace ts::kernels;
@@ -38,6 +38,9 @@ int main(int argc, char** argv) try {
                    std::string(argv[6]) == "causal", 0.f};
   const bool bwd = std::string(argv[7]) == "bwd";
   const int reps = argc > 8 ? std::atoi(argv[8]) : 20;
+  AttentionConfig cfg;
+  if (argc > 10) cfg = {std::atoi(argv[9]), std::atoi(argv[10])};
+  cfg = resolve(s, cfg);
   if (const std::string why = validate(s); !why.empty()) throw std::invalid_argument(why);
   const std::size_t nq = s.batch * s.heads_q * s.seq * s.dim, nkv = s.batch * s.heads_kv * s.seq * s.dim;
   void *q = alloc(nq * 2), *k = alloc(nkv * 2), *v = alloc(nkv * 2), *o = alloc(nq * 2), *d_o = alloc(nq * 2);
@@ -49,7 +52,7 @@ int main(int argc, char** argv) try {
   random_bf16(d_o, nq, 4);
   const auto run = [&] {
     if (bwd) attention_backward(q, k, v, o, d_o, lse, dq, dk, dv, ws, s, nullptr);
-    else attention_forward(q, k, v, o, lse, s, nullptr);
+    else attention_forward(q, k, v, o, lse, s, nullptr, nullptr, cfg);
   };
   attention_forward(q, k, v, o, lse, s, nullptr);
   for (int i = 0; i < 3; ++i) run();
@@ -69,7 +72,7 @@ int main(int argc, char** argv) try {
   }
   std::sort(ms.begin(), ms.end());
   const double med = ms.empty() ? 0 : ms[ms.size() / 2];
-  std::printf("%s %s: %.4f ms  %.1f TFLOPS\n", describe(s).c_str(), bwd ? "bwd" : "fwd", med,
+  std::printf("%s %s consumers %d overlap %d: %.4f ms  %.1f TFLOPS\n", describe(s).c_str(), bwd ? "bwd" : "fwd", cfg.consumers, cfg.overlap, med,
               med > 0 ? attention_flops(s, bwd) / (med * 1e-3) / 1e12 : 0.0);
   return 0;
 } catch (const std::exception& e) {

@@ -17,9 +17,10 @@ std::unique_ptr<sim::GridTrace> attention_grid_trace(const AttentionShape& s, bo
       grid = std::make_unique<PipelineGrid<typename B::main>>(g.main, static_cast<int>(backward_blocks(s)));
     });
   } else {
-    with_forward(s, [&]<class K>() {
+    const AttentionConfig cfg = resolve(s, {});
+    with_forward(s, cfg, [&]<class K>() {
       const auto g = forward_globals<K>(a(0), a(1), a(2), a(3), static_cast<float*>(a(4)), s);
-      grid = std::make_unique<PipelineGrid<K>>(g, static_cast<int>(forward_blocks(s)));
+      grid = std::make_unique<PipelineGrid<K>>(g, static_cast<int>(forward_blocks(s, cfg)));
     });
   }
   return grid;

@@ -43,7 +43,7 @@ struct Errors {
   std::size_t unwritten = 0;
 };
 
-Errors run_on_gpu(const AttentionShape& s, unsigned seed, bool backward) {
+Errors run_on_gpu(const AttentionShape& s, unsigned seed, bool backward, const AttentionConfig& cfg = {}) {
   std::mt19937 rng(seed);
   const std::size_t nq = s.batch * s.heads_q * s.seq * s.dim, nkv = s.batch * s.heads_kv * s.seq * s.dim;
   const auto hq = random_bf16(nq, rng), hk = random_bf16(nkv, rng), hv = random_bf16(nkv, rng), hdo = random_bf16(nq, rng);
@@ -52,7 +52,7 @@ Errors run_on_gpu(const AttentionShape& s, unsigned seed, bool backward) {
   Device<char> workspace(attention_backward_workspace_bytes(s));
   o.poison();
   lse.poison();
-  attention_forward(q.p, k.p, v.p, o.p, lse.p, s, nullptr);
+  attention_forward(q.p, k.p, v.p, o.p, lse.p, s, nullptr, nullptr, cfg);
   ok(cudaDeviceSynchronize(), "forward");
   Errors e{};
   const Reference ref = reference(s, hq, hk, hv, hdo);
@@ -95,10 +95,30 @@ TEST_CASE("attention forward and backward match a double reference on the GPU", 
   for (const auto& s : cases) check(s, seed++);
 }
 
+TEST_CASE("every forward variant matches the reference on the GPU", "[gpu][attention]") {
+  if (!have_gpu()) return;
+  unsigned seed = 300;
+  for (const AttentionConfig cfg : {AttentionConfig{2, 0}, AttentionConfig{2, 1}, AttentionConfig{3, 0}, AttentionConfig{3, 1}})
+    for (const AttentionShape s : {AttentionShape{1, 4, 2, 1333, 64, true, 0.f}, AttentionShape{2, 2, 2, 1000, 128, false, 0.f},
+                                   AttentionShape{1, 2, 2, 777, 128, true, 0.f}}) {
+      if (s.dim == 128 && cfg.consumers == 3 && cfg.overlap) continue;  // refused: does not fit
+      INFO(describe(s) << " consumers " << cfg.consumers << " overlap " << cfg.overlap);
+      const Errors e = run_on_gpu(s, seed++, false, cfg);
+      CHECK(e.unwritten == 0);
+      CHECK(e.o < 5e-3);
+      CHECK(e.lse < 1e-4);
+    }
+}
+
 TEST_CASE("attention small case for compute-sanitizer", "[gpu][small][attention]") {
   if (!have_gpu()) return;
   check({1, 4, 2, 200, 128, true, 0.f}, 7);
   check({1, 2, 1, 130, 64, false, 0.f}, 8);
+  for (const AttentionConfig cfg : {AttentionConfig{2, 1}, AttentionConfig{3, 1}}) {
+    const Errors e = run_on_gpu({1, 2, 1, 300, 64, true, 0.f}, 9, false, cfg);
+    CHECK(e.unwritten == 0);
+    CHECK(e.o < 5e-3);
+  }
 }
 
 TEST_CASE("attention refuses bad input before launching", "[gpu][attention]") {
