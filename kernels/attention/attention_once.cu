@@ -72,7 +72,8 @@ int main(int argc, char** argv) try {
   }
   std::sort(ms.begin(), ms.end());
   const double med = ms.empty() ? 0 : ms[ms.size() / 2];
-  std::printf("%s %s consumers %d overlap %d: %.4f ms  %.1f TFLOPS\n", describe(s).c_str(), bwd ? "bwd" : "fwd", cfg.consumers, cfg.overlap, med,
+  const std::string variant = bwd ? "" : " consumers " + std::to_string(cfg.consumers) + " overlap " + std::to_string(cfg.overlap);
+  std::printf("%s %s%s: %.4f ms  %.1f TFLOPS\n", describe(s).c_str(), bwd ? "bwd" : "fwd", variant.c_str(), med,
               med > 0 ? attention_flops(s, bwd) / (med * 1e-3) / 1e12 : 0.0);
   return 0;
 } catch (const std::exception& e) {
