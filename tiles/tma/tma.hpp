@@ -127,36 +127,36 @@ __device__ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier&
   }
 }
 
-// Device, one elected thread: store `src` to tile `idx`; completes in the current bulk group.
-template <Shared ST>
-__device__ inline void store_async(const map<ST>& m, const ST& src, coord idx) {
+namespace detail {
+// The boxes of `src` into tile `idx`: written (a store) or added element-wise (a reducing store).
+template <bool Add, Shared ST>
+__device__ inline void store_boxes(const map<ST>& m, const ST& src, coord idx) {
   using box = box_of<ST>;
 #pragma unroll
   for (int j = 0; j < box::blocks; ++j) {
     const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
-    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
-                     &m.tensor_map),
-                 "r"(smem_addr(src.data) + j * box::block_bytes), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b)
-                 : "memory");
+    const uint32_t from = smem_addr(src.data) + j * box::block_bytes;
+    if constexpr (Add)
+      asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
+                       &m.tensor_map), "r"(from), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b)
+                   : "memory");
+    else
+      asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
+                       &m.tensor_map), "r"(from), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b)
+                   : "memory");
   }
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
+}  // namespace detail
+
+// Device, one elected thread: store `src` to tile `idx`; completes in the current bulk group.
+template <Shared ST>
+__device__ inline void store_async(const map<ST>& m, const ST& src, coord idx) { detail::store_boxes<false>(m, src, idx); }
 
 // Device, one elected thread: add `src` element-wise into tile `idx` of global memory (each element
 // an atomic add in L2, so blocks may add into the same tile); completes in the current bulk group.
 template <Shared ST>
-__device__ inline void store_add_async(const map<ST>& m, const ST& src, coord idx) {
-  using box = box_of<ST>;
-#pragma unroll
-  for (int j = 0; j < box::blocks; ++j) {
-    const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
-    asm volatile("cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];" ::"l"(
-                     &m.tensor_map),
-                 "r"(smem_addr(src.data) + j * box::block_bytes), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b)
-                 : "memory");
-  }
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-}
+__device__ inline void store_add_async(const map<ST>& m, const ST& src, coord idx) { detail::store_boxes<true>(m, src, idx); }
 
 // Wait until at most N bulk store groups still read their shared source (so it may be rewritten).
 template <int N = 0> __device__ inline void store_async_read_wait() {
