@@ -50,10 +50,20 @@ struct log {
 };
 // 2^(x scale - v): the softmax's exponent with its scale folded into one fused multiply-add, so
 // that scores need no separate scaling pass (x: a score, v: the row's or column's max times scale,
-// or its log-sum-exp in base 2).
+// or its log-sum-exp in base 2). On the GPU the special-function unit's ex2 alone (2 ulp, like
+// exp2f, but results below 2^-126 flush to zero: they vanish beside the row's largest term, which
+// is 1), without exp2f's extra instructions for subnormal results.
 struct exp2_scaled {
   float scale;
-  TS_HD float operator()(float x, float v) const { return exp2f(fmaf(x, scale, -v)); }
+  TS_HD float operator()(float x, float v) const {
+#if defined(__CUDA_ARCH__)
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(fmaf(x, scale, -v)));
+    return y;
+#else
+    return exp2f(fmaf(x, scale, -v));
+#endif
+  }
 };
 
 // Where mask() replaces an element, by its (row, column) in the tile.
