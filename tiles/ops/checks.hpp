@@ -122,6 +122,11 @@ template <class S> TS_HD constexpr int shared_cols() {
   if constexpr (SharedTile<S>) return S::cols;
   else return S::length;
 }
+// Element (r, c) of a shared tile (in its swizzled layout), or element c of a shared vector.
+template <class S> TS_HD auto* shared_at(S& s, int r, int c) {
+  if constexpr (SharedTile<S>) return s.at(r, c);
+  else return (void)r, &s.data[c];
+}
 template <class S> struct chunks {
   static constexpr int per = 16 / sizeof(typename S::dtype);  // elements per chunk
   static constexpr int per_row = shared_cols<S>() / per, count = shared_rows<S>() * per_row;

@@ -37,11 +37,6 @@ template <Shared S> requires(!SharedTile<S>) struct box_of<S> {
   static constexpr layout::Swizzle swizzle = layout::Swizzle::none;
   static constexpr uint32_t block_bytes = S::length * sizeof(T);
 };
-// Element (r, c) of a shared tile or vector.
-template <Shared S> TS_HD auto* element(S& s, int r, int c) {
-  if constexpr (SharedTile<S>) return s.at(r, c);
-  else return (void)r, &s.data[c];
-}
 }  // namespace ts::tma
 
 #if defined(__CUDACC__)

@@ -20,11 +20,6 @@ template <class G> __device__ inline bool in_tensor(const G& g, int64_t b, int64
 // The calling thread's index among the Threads that share a copy (a warp's lane, a warpgroup's thread).
 template <int Threads> __device__ inline int copy_thread() { return threadIdx.x % Threads; }
 
-template <class S> __device__ inline auto* shared_at(S& s, int r, int c) {
-  if constexpr (SharedTile<S>) return s.at(r, c);
-  else return &s.data[c];
-}
-
 // Shared tile or vector `dst` <- the box at element (r0, c0) of batch b, head h of `src`.
 template <int Threads, class S, class G>
 __device__ inline void copy_from_global(S& dst, const G& src, int64_t b, int64_t h, int64_t r0, int64_t c0, int thread) {

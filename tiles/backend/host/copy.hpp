@@ -17,10 +17,6 @@ namespace ts::detail {
 // The first of the 32 threads the calling warp stands for.
 template <int Threads> inline int copy_thread() { return Threads == 32 ? 0 : 32 * warpgroup::warpid(); }
 
-template <class S> inline auto* shared_at(S& s, int r, int c) {
-  if constexpr (SharedTile<S>) return s.at(r, c);
-  else return &s.data[c];
-}
 template <class G> inline bool in_tensor(const G& g, int64_t b, int64_t h, int64_t r, int64_t c) {
   return b >= 0 && b < g.batch() && h >= 0 && h < g.heads() && r >= 0 && r < g.rows() && c >= 0 && c < g.cols();
 }

@@ -89,7 +89,7 @@ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
   const int64_t r0 = int64_t{idx.r} * box::rows, c0 = int64_t{idx.c} * box::cols;
   for (int r = 0; r < box::rows; ++r)
     for (int c = 0; c < box::cols; ++c)
-      *element(dst, r, c) = m.in_range(idx.b, idx.h, r0 + r, c0 + c) ? m.at(idx.b, idx.h, r0 + r, c0 + c) : from_float<T>(0.f);
+      *ts::detail::shared_at(dst, r, c) = m.in_range(idx.b, idx.h, r0 + r, c0 + c) ? m.at(idx.b, idx.h, r0 + r, c0 + c) : from_float<T>(0.f);
   host::complete_tx(bar, box::blocks * box::block_bytes);
 }
 
@@ -106,8 +106,8 @@ inline void store_elements(const map<ST>& m, const ST& src, coord idx) {
     for (int c = 0; c < box::cols; ++c)
       if (m.in_range(idx.b, idx.h, r0 + r, c0 + c)) {
         auto& out = m.at(idx.b, idx.h, r0 + r, c0 + c);
-        if constexpr (Add) out = from_float<typename ST::dtype>(to_float(out) + to_float(*element(src, r, c)));
-        else out = *element(src, r, c);
+        if constexpr (Add) out = from_float<typename ST::dtype>(to_float(out) + to_float(*ts::detail::shared_at(src, r, c)));
+        else out = *ts::detail::shared_at(src, r, c);
       }
 }
 
