@@ -16,31 +16,11 @@
 
 namespace ts::sim {
 
-std::string_view op_name(OpKind k) {
-  switch (k) {
-    case OpKind::barrier_init: return "barrier_init";
-    case OpKind::expect_bytes: return "expect_bytes";
-    case OpKind::arrive: return "arrive";
-    case OpKind::wait: return "wait";
-    case OpKind::tma_load: return "tma_load";
-    case OpKind::tma_store: return "tma_store";
-    case OpKind::tma_store_commit: return "tma_store_commit";
-    case OpKind::tma_store_wait: return "tma_store_wait";
-    case OpKind::mma: return "mma";
-    case OpKind::mma_commit: return "mma_commit";
-    case OpKind::mma_wait: return "mma_wait";
-    case OpKind::smem_store: return "smem_store";
-    case OpKind::warpgroup_sync: return "warpgroup_sync";
-    case OpKind::block_sync: return "block_sync";
-    case OpKind::set_registers: return "set_registers";
-  }
-  return "?";
-}
-
 namespace {
 
 bool uses_shared_unit(OpKind k) {
-  return k == OpKind::mma || k == OpKind::tma_load || k == OpKind::tma_store || k == OpKind::smem_store;
+  return k == OpKind::mma || k == OpKind::math || k == OpKind::tma_load || k == OpKind::tma_store ||
+         k == OpKind::smem_store;
 }
 
 // Wavefronts (and conflicts) of a warp's fragment store, instruction by instruction, through the
@@ -150,9 +130,19 @@ struct Block {
   std::vector<uint32_t> block_sync;
 };
 
+// One of the SM's four processing blocks: a scheduler, the math pipes and a tensor core. Each is a
+// server that takes requests in time order and is busy until `*_free`.
+struct SubPartition {
+  double issue_free = 0, tensor_free = 0;
+  std::array<double, kPipes> pipe_free{};
+  double issue_busy = 0, tensor_busy = 0;
+  std::array<double, kPipes> pipe_busy{};
+};
+
 struct Sm {
-  double tensor_free = 0, tma_free = 0, lsu_free = 0, tma_data_free = 0;
-  double tensor_busy = 0, tma_busy = 0;
+  std::array<SubPartition, kMaxSubPartitions> sub{};
+  double tma_free = 0, lsu_free = 0, tma_data_free = 0;
+  double tma_busy = 0;
   uint32_t blocks = 0, threads = 0, shared = 0, registers = 0;
 };
 
@@ -170,6 +160,8 @@ class Engine {
  public:
   Engine(GridTrace& grid, const EngineParams& p, const SimOptions& opt)
       : grid_(grid), p_(p), opt_(opt), sms_(p.sms) {
+    if (p.sub_partitions < 1 || p.sub_partitions > kMaxSubPartitions)
+      throw std::invalid_argument("sub_partitions must be 1 to " + std::to_string(kMaxSubPartitions));
     const uint32_t parts = std::max(p.l2_partitions, 1u);
     for (uint32_t i = 0; i < parts; ++i) l2_.emplace_back(p.l2_bytes / parts);
   }
@@ -303,9 +295,9 @@ class Engine {
     report_.barrier_events.push_back({kind, blk.sm, blk.index, warp, b.id, b.phase, time, landed, bytes, hit});
   }
 
-  void span(const Warp& w, OpKind kind, double start, double end) {
+  void span(const Warp& w, OpKind kind, double start, double end, Pipe pipe = Pipe::fma) {
     if (w.sm < opt_.timeline_sms) [[unlikely]]
-      report_.spans.push_back({w.sm, blocks_[w.block].index, w.index, kind, start, end});
+      report_.spans.push_back({w.sm, blocks_[w.block].index, w.index, kind, start, end, pipe});
   }
 
   // Blocks the warp on a barrier-like condition; it re-runs its op when woken.
@@ -314,11 +306,12 @@ class Engine {
     w.blocked = true;
   }
 
-  void sync_arrive(uint32_t wid, std::vector<uint32_t>& arrived, uint32_t expected) {
+  void sync_arrive(uint32_t wid, std::vector<uint32_t>& arrived, uint32_t expected, double latency = 0) {
     arrived.push_back(wid);
     if (arrived.size() < expected) return;
     double t = now_;
     for (uint32_t x : arrived) t = std::max(t, warps_[x].time);
+    t += latency;
     for (uint32_t x : arrived) {
       warps_[x].has_op = false;  // the sync is done for everyone
       push(t, x);
@@ -479,10 +472,13 @@ class Engine {
           break;
         }
         case OpKind::mma: {
-          const double start = std::max(w.time, sm.tensor_free);
-          const double duration = double(op.flops) / p_.mma_flops_per_cycle;
-          sm.tensor_free = start + duration;
-          sm.tensor_busy += duration;
+          // A warpgroup's four warps each issue their quarter of a wgmma, onto their own
+          // sub-partition's tensor core, which runs a quarter of the SM's rate.
+          SubPartition& sp = sub_partition(sm, w);
+          const double start = std::max(w.time, sp.tensor_free);
+          const double duration = double(op.flops) * p_.sub_partitions / p_.mma_flops_per_cycle;
+          sp.tensor_free = start + duration;
+          sp.tensor_busy += duration;
           report_.flops += double(op.flops);
           w.open_mma = std::max(w.open_mma, start + duration + p_.mma_latency);
           span(w, op.kind, start, start + duration);
@@ -511,9 +507,12 @@ class Engine {
           w.time = sm.lsu_free;
           break;
         }
+        case OpKind::math:
+          run_math(sub_partition(sm, w), w, op.pipes);
+          break;
         case OpKind::warpgroup_sync:
           block_warp(w);
-          sync_arrive(wid, blk.named[op.barrier], 4);
+          sync_arrive(wid, blk.named[op.barrier], 4, p_.named_barrier_cycles);
           return;
         case OpKind::block_sync:
           block_warp(w);
@@ -523,6 +522,35 @@ class Engine {
       }
       w.has_op = false;
     }
+  }
+
+  SubPartition& sub_partition(Sm& sm, const Warp& w) const { return sm.sub[w.index % p_.sub_partitions]; }
+
+  // A register op's instructions: the scheduler issues them one per issue_interval, each pipe
+  // takes its own at its rate, all from when the warp gets its first issue slot; the warp goes on
+  // when the last result is back (the next op usually needs it). Other warps of the sub-partition
+  // queue behind what this one holds: their instructions interleave on the real pipes, which
+  // changes who waits, not how much the pipes can do.
+  void run_math(SubPartition& sp, Warp& w, const PipeCounts& pipes) {
+    const double issue = static_cast<double>(pipes.total()) * p_.issue_interval;
+    const double start = std::max(w.time, sp.issue_free);
+    sp.issue_free = start + issue;
+    sp.issue_busy += issue;
+    double done = start + issue;
+    Pipe bound = Pipe::fma;
+    double bound_time = -1;
+    for (int i = 0; i < kPipes; ++i) {
+      if (pipes.n[i] == 0) continue;
+      const double busy = pipes.n[i] * p_.pipe_interval[i];
+      const double begin = std::max(start, sp.pipe_free[i]);
+      sp.pipe_free[i] = begin + busy;
+      sp.pipe_busy[i] += busy;
+      report_.pipe_instructions[i] += pipes.n[i];
+      done = std::max(done, begin + busy + p_.pipe_latency[i]);
+      if (begin + busy > bound_time) bound_time = begin + busy, bound = static_cast<Pipe>(i);
+    }
+    span(w, OpKind::math, start, done, bound);
+    w.time = done;
   }
 
   StoreCost store_cost(const SmemFragmentStore& s) {
@@ -575,9 +603,19 @@ class Engine {
     report_.seconds = end_ / (p_.clock_mhz * 1e6);
     report_.tflops = report_.seconds > 0 ? report_.flops / report_.seconds / 1e12 : 0;
     double tensor = 0, tma = 0;
-    for (const Sm& s : sms_) tensor += s.tensor_busy, tma += s.tma_busy;
+    for (const Sm& s : sms_) {
+      tma += s.tma_busy;
+      for (uint32_t i = 0; i < p_.sub_partitions; ++i) {
+        const SubPartition& sp = s.sub[i];
+        tensor += sp.tensor_busy;
+        report_.issue_busy[i] += sp.issue_busy;
+        for (int k = 0; k < kPipes; ++k) report_.pipe_busy[k] += sp.pipe_busy[k];
+      }
+    }
     const double sm_cycles = std::max(end_, 1.0) * p_.sms;
-    report_.tensor_busy = tensor / sm_cycles;
+    report_.tensor_busy = tensor / (sm_cycles * p_.sub_partitions);
+    for (double& b : report_.issue_busy) b /= sm_cycles;
+    for (double& b : report_.pipe_busy) b /= sm_cycles * p_.sub_partitions;
     report_.tma_busy = tma / sm_cycles;
     report_.l2_busy = l2_busy_ / std::max(end_, 1.0);
     report_.l2_store_busy = store_busy_ / std::max(end_, 1.0);
@@ -609,53 +647,6 @@ class Engine {
 
 SimReport simulate(GridTrace& grid, const EngineParams& p, const SimOptions& opt) {
   return Engine(grid, p, opt).run();
-}
-
-// Every engine figure comes from the machine file; latencies there are measured end to end, so
-// the parts the engine models separately (pipe time, transfer time) are taken out of them.
-EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
-  EngineParams p;
-  // By default the clock the GEMM really runs at back to back (power-limited), not the wgmma-only
-  // loop's; short bursts run faster (sm_clock_boost), and a measured row may say its own.
-  p.clock_mhz = clock_mhz > 0 ? clock_mhz : m.sm_clock_gemm_sustained.value;
-  p.sms = static_cast<uint32_t>(m.sm_count.value);
-  const double n256_flops = 2.0 * 64 * 256 * 16;
-  p.mma_flops_per_cycle = n256_flops / m.wgmma_m64n256k16_interval.value;
-  p.mma_latency = std::max(0.0, m.wgmma_m64n256k16_latency.value - m.wgmma_m64n256k16_interval.value);
-  p.tma_bytes_per_cycle_per_sm = m.tma_bandwidth_per_sm.value;
-  const double box_transfer = 16384.0 / p.tma_bytes_per_cycle_per_sm;  // the calibration box is 16 KB
-  // Under load (every SM streaming tiles) a box waits far longer than alone: the GEMM sees that one.
-  p.tma_latency_l2 = std::max(0.0, m.tma_load_latency_under_load.value - box_transfer);
-  p.tma_latency_hbm = std::max(0.0, m.tma_load_latency_hbm.value - box_transfer);
-  p.barrier_latency = m.mbarrier_round_trip.value / 2;
-  const double bytes_per_cycle_per_tbs = 1e12 / (p.clock_mhz * 1e6);
-  p.l2_bytes_per_cycle = m.l2_tma_bandwidth.value * bytes_per_cycle_per_tbs;
-  p.hbm_bytes_per_cycle = m.hbm_bandwidth_measured.value * bytes_per_cycle_per_tbs;
-  p.tma_store_latency = m.tma_store_latency.value;
-  p.tma_store_latency_under_load = m.tma_store_latency_under_load.value;
-  p.store_bytes_per_cycle = m.tma_store_bandwidth.value * bytes_per_cycle_per_tbs;
-  // What the bench's CUDA events see besides the kernel's own run (not the back-to-back rate).
-  p.kernel_launch_cycles = m.launch_latency_timed.value * p.clock_mhz;
-  p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
-  p.l2_partitions = static_cast<uint32_t>(m.l2_partitions.value);
-  p.smem_per_sm = static_cast<uint32_t>(m.smem_per_sm.value * 1024);
-  p.registers_per_sm = static_cast<uint32_t>(m.registers_per_sm.value);
-  return p;
-}
-
-std::string timeline_json(const SimReport& r, const EngineParams& p) {
-  std::ostringstream os;
-  os << "{\"traceEvents\":[";
-  const double us_per_cycle = 1.0 / p.clock_mhz;
-  bool first = true;
-  for (const Span& s : r.spans) {
-    os << (first ? "" : ",") << "{\"name\":\"" << op_name(s.kind) << "\",\"ph\":\"X\",\"pid\":" << s.sm
-       << ",\"tid\":" << s.warp << ",\"ts\":" << s.start * us_per_cycle << ",\"dur\":" << (s.end - s.start) * us_per_cycle
-       << ",\"args\":{\"block\":" << s.block << "}}";
-    first = false;
-  }
-  os << "],\"displayTimeUnit\":\"ns\"}";
-  return os.str();
 }
 
 }  // namespace ts::sim

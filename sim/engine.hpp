@@ -2,14 +2,17 @@
 // The discrete-event engine: replays the op streams of a grid on a model of the GPU and
 // predicts its time, unit busy fractions, bank conflicts, L2 hit rate and HBM bytes.
 //
-// Model, per SM: warps that issue their ops in order; a tensor pipe that runs one MMA slice at a
-// time (FLOPs / rate); a TMA unit that issues one box at a time; an LSU for shared stores
+// Model, per SM: warps that issue their ops in order; four sub-partitions (a warp belongs to the one
+// its index modulo 4 names), each with a scheduler issuing one instruction per cycle into its math
+// pipes (FMA, ALU, SFU, convert, shuffle: each a rate and a latency) and its tensor core, which
+// runs one MMA slice at a time (FLOPs / its quarter of the SM's rate); a TMA unit that issues one box at a time; an LSU for shared stores
 // (one wavefront per cycle); mbarriers with arrival counts and transaction bytes; named and block
 // barriers. Chip-wide: an L2 (sim/l2.hpp) whose read bandwidth is one FIFO server, its intake of
 // TMA stores another, and HBM a third; a TMA store waits longer the more stores are in flight
 // across the chip (alone: tma_store_latency; every SM storing: tma_store_latency_under_load).
 // A block becomes resident on an SM when shared memory, registers, threads and the block limit
 // allow, in launch order. Deterministic: no randomness, ties broken by sequence number.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,7 +26,7 @@ namespace ts::sim {
 struct EngineParams {
   double clock_mhz = 1830;
   uint32_t sms = 132;
-  double mma_flops_per_cycle = 4096;        // per SM, dense bf16
+  double mma_flops_per_cycle = 4096;        // per SM, dense bf16 (a quarter per sub-partition)
   double mma_latency = 128;                 // issue of an MMA slice to its result, beyond its pipe time
   double tma_issue_cycles = 32;             // per box, per SM TMA unit
   double tma_bytes_per_cycle_per_sm = 64;   // what one SM's TMA unit brings in from L2 per cycle
@@ -35,6 +38,13 @@ struct EngineParams {
   double tma_store_latency_under_load = 4300;  // ... while every SM stores
   double store_bytes_per_cycle = 1970;      // chip-wide rate at which the L2 takes TMA stores
   double barrier_latency = 20;              // from phase completion to a waiter running
+  // The SM's sub-partitions (at most kMaxSubPartitions) and their math pipes, indexed by Pipe:
+  // cycles between two warp instructions on one pipe, and from an instruction to its result.
+  uint32_t sub_partitions = 4;
+  double issue_interval = 1;  // cycles per warp instruction a scheduler issues
+  std::array<double, kPipes> pipe_interval{1, 2, 8, 2, 4};
+  std::array<double, kPipes> pipe_latency{4, 5, 18, 5, 24};
+  double named_barrier_cycles = 20;         // a warpgroup sync whose warps arrive together
   double block_launch_cycles = 1000;        // setting up a block on an SM
   double kernel_launch_cycles = 7000;       // launch overhead of the kernel
   uint64_t l2_bytes = 50ull << 20;
@@ -51,10 +61,15 @@ struct EngineParams {
 // machine file gives per second become bytes per cycle of that clock.
 EngineParams engine_params(const MachineSpec& m, double clock_mhz = 0);
 
+inline constexpr uint32_t kMaxSubPartitions = 4;
+
+std::string_view pipe_name(Pipe p);
+
 struct Span {
   uint32_t sm, block, warp;
   OpKind kind;
   double start, end;  // cycles
+  Pipe pipe = Pipe::fma;  // math spans: the pipe that bounds the op
 };
 
 // One step of an mbarrier's life, or a TMA load that feeds one, for the lesson scenes that show a
@@ -88,6 +103,10 @@ struct SimReport {
   double l2_busy = 0;      // fraction of the time the L2 bandwidth was in use
   double l2_store_busy = 0;  // ... and the L2's intake of TMA stores
   double hbm_busy = 0;
+  std::array<double, kPipes> pipe_busy{};  // fraction of sub-partition-cycles each math pipe was busy
+  // Fraction of cycles each sub-partition's scheduler issued register math (averaged over the SMs).
+  std::array<double, kMaxSubPartitions> issue_busy{};
+  std::array<uint64_t, kPipes> pipe_instructions{};  // warp instructions per pipe, whole grid
   uint64_t bank_conflicts = 0;
   uint64_t smem_wavefronts = 0;
   uint64_t l2_hits = 0, l2_misses = 0;  // boxes

@@ -115,12 +115,81 @@ TEST_CASE("TMA stores: alone at their own latency, slower with every SM storing"
 }
 
 TEST_CASE("one wgmma: pipe time plus latency", "[engine]") {
-  // m64n256k16 = 64*256*16*2 = 524288 FLOP at 4096 FLOP/cycle = 128 cycles, + 10 latency.
-  HandGrid grid({{op(OpKind::mma, 0, 256, 0, 524288), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)}});
+  // m64n256k16 = 64*256*16*2 = 524288 FLOP; each of the warpgroup's four warps issues its quarter
+  // onto its own sub-partition's tensor core (1024 FLOP/cycle): 128 cycles, + 10 latency.
+  const std::vector<TraceOp> warp = {op(OpKind::mma, 0, 256, 0, 524288 / 4), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
+  HandGrid grid({warp, warp, warp, warp});
   const SimReport r = simulate(grid, simple_params());
   CHECK(r.cycles == Approx(138));
   CHECK(r.flops == 524288);
   CHECK(r.tensor_busy == Approx(128.0 / 138.0));
+  // A lone warp has one tensor core: its quarter takes as long, and the SM's pipes are a quarter busy.
+  HandGrid lone({warp});
+  const SimReport one = simulate(lone, simple_params());
+  CHECK(one.cycles == Approx(138));
+  CHECK(one.tensor_busy == Approx(0.25 * 128.0 / 138.0));
+}
+
+namespace {
+TraceOp math(std::initializer_list<std::pair<Pipe, uint16_t>> counts) {
+  TraceOp o = op(OpKind::math);
+  for (auto [pipe, n] : counts) o.pipes[pipe] = n;
+  return o;
+}
+EngineParams pipe_params() {  // round figures: FMA 1/cycle, latency 4; SFU one per 8 cycles, latency 18
+  EngineParams p = simple_params();
+  p.pipe_interval = {1, 2, 8, 2, 4};
+  p.pipe_latency = {4, 5, 18, 5, 24};
+  p.issue_interval = 1;
+  p.named_barrier_cycles = 20;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("register math: an FMA chain waits for each op's results", "[engine]") {
+  // 10 FFMAs issue in 10 cycles, the last result 4 cycles later; the next op needs it: 14 + 14.
+  HandGrid grid({{math({{Pipe::fma, 10}}), math({{Pipe::fma, 10}})}});
+  const SimReport r = simulate(grid, pipe_params());
+  CHECK(r.cycles == Approx(28));
+  CHECK(r.pipe_instructions[static_cast<int>(Pipe::fma)] == 20);
+  // One of four sub-partitions issued 20 of 28 cycles.
+  CHECK(r.issue_busy[0] == Approx(20.0 / 28.0));
+  CHECK(r.issue_busy[1] == 0);
+}
+
+TEST_CASE("register math: two warps of one sub-partition share its SFU, of two do not", "[engine]") {
+  // 8 ex2 at one per 8 cycles: the pipe is busy 64 cycles, the result 18 later (82). Warps 0 and
+  // 4 share sub-partition 0: warp 4's ex2 start when warp 0's are through, 64 -> 128, + 18.
+  const std::vector<TraceOp> ex2 = {math({{Pipe::sfu, 8}})};
+  const std::vector<TraceOp> idle = {};
+  HandGrid shared({ex2, idle, idle, idle, ex2});
+  SimOptions opt;
+  opt.timeline_sms = 1;
+  const SimReport r = simulate(shared, pipe_params(), opt);
+  CHECK(r.cycles == Approx(146));
+  CHECK(r.pipe_busy[static_cast<int>(Pipe::sfu)] == Approx(128.0 / (146.0 * 4)));
+  REQUIRE(r.spans.size() == 2);
+  CHECK(r.spans[0].pipe == Pipe::sfu);
+  CHECK(timeline_json(r, pipe_params()).find("\"name\":\"math (sfu)\"") != std::string::npos);
+  HandGrid apart({ex2, ex2});
+  CHECK(simulate(apart, pipe_params()).cycles == Approx(82));
+}
+
+TEST_CASE("register math: the scheduler's issue slot is shared by the pipes", "[engine]") {
+  // 40 instructions on four pipes: issue takes 40 cycles although no pipe is busy that long; the
+  // slowest result is the ALU's (10 x 2 cycles from 0, + 5) or the issue end + FMA latency (44).
+  HandGrid grid({{math({{Pipe::fma, 10}, {Pipe::alu, 10}, {Pipe::convert, 10}, {Pipe::shuffle, 10}})}});
+  // Shuffles: 10 x 4 = 40 busy cycles + 24 latency = 64, the latest.
+  CHECK(simulate(grid, pipe_params()).cycles == Approx(64));
+}
+
+TEST_CASE("a warpgroup barrier releases its warps together, after the last arrives", "[engine]") {
+  // Warp 2 computes 100 FFMAs first (done at 104); the barrier opens 20 cycles after it arrives;
+  // then every warp's one FFMA: 124 + 1 + 4.
+  const std::vector<TraceOp> plain = {op(OpKind::warpgroup_sync, 0), math({{Pipe::fma, 1}})};
+  const std::vector<TraceOp> late = {math({{Pipe::fma, 100}}), op(OpKind::warpgroup_sync, 0), math({{Pipe::fma, 1}})};
+  HandGrid grid({plain, plain, late, plain});
+  CHECK(simulate(grid, pipe_params()).cycles == Approx(129));
 }
 
 TEST_CASE("a 2-stage pipeline, 3 iterations, timeline worked out by hand", "[engine]") {
@@ -130,7 +199,7 @@ TEST_CASE("a 2-stage pipeline, 3 iterations, timeline worked out by hand", "[eng
   p.hbm_bytes_per_cycle = 1e12;
   p.mma_latency = 0;
   const uint64_t box = 128 * 128;
-  const uint64_t mma_flops = 400 * 4096;
+  const uint64_t mma_flops = 400 * 4096 / 4;  // one warp's quarter: 400 cycles on its tensor core
   enum : uint32_t { full0 = 0, full1 = 8, empty0 = 16, empty1 = 24 };
   std::vector<TraceOp> producer = {op(OpKind::barrier_init, full0, 1), op(OpKind::barrier_init, full1, 1),
                                    op(OpKind::barrier_init, empty0, 1), op(OpKind::barrier_init, empty1, 1),
@@ -155,7 +224,7 @@ TEST_CASE("a 2-stage pipeline, 3 iterations, timeline worked out by hand", "[eng
   opt.timeline_sms = 1;
   const SimReport r = simulate(grid, p, opt);
   CHECK(r.cycles == Approx(1600));
-  CHECK(r.tensor_busy == Approx(1200.0 / 1600.0));
+  CHECK(r.tensor_busy == Approx(0.25 * 1200.0 / 1600.0));  // one of four tensor cores
   std::vector<double> mma_starts;
   for (const Span& s : r.spans)
     if (s.kind == OpKind::mma) mma_starts.push_back(s.start);

@@ -7,13 +7,14 @@
 
 #include "tiles/backend/host/core.hpp"
 #include "tiles/backend/host/trace.hpp"
+#include "tiles/ops/pipe_cost.hpp"
 #include "tiles/types/register.hpp"
 #include "tiles/types/shared.hpp"
 
 namespace ts {
 
 template <class T, int R, int C, class L> inline void zero(rt<T, R, C, L>& d) {
-  if (host::tracing()) return;  // registers: nothing for the machine model to see
+  if (host::tracing()) return host::emit_math(pipe_cost::elementwise<math::constant, rt<T, R, C, L>>());
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) d.v[r][c] = from_float<T>(0.f);
 }

@@ -67,6 +67,14 @@ inline void emit(const sim::TraceOp& op) {
   if (me.trace->size() >= me.trace_batch) me.back = std::move(me.back).resume();
 }
 
+// A register op's cost (tiles/ops/pipe_cost.hpp), recorded in place of its arithmetic.
+inline void emit_math(const sim::PipeCounts& pipes) {
+  if (pipes.total() == 0) return;  // e.g. a same-type copy: register renaming, no instruction
+  sim::TraceOp op = sim::make_op(sim::OpKind::math);
+  op.pipes = pipes;
+  emit(op);
+}
+
 // One block of a kernel in trace mode; next_batch(w) pulls warp w's ops in program order.
 class TracedBlock {
  public:

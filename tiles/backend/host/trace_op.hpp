@@ -26,6 +26,27 @@ enum class OpKind : uint8_t {
   warpgroup_sync,  // named barrier of the 4 warps of warpgroup `barrier`
   block_sync,      // all warps of the block
   set_registers,   // setmaxnreg: `count` registers per thread from here on
+  math,            // register-tile math of this warp: `pipes` says how many warp instructions go to each pipe
+};
+
+// The math pipes of an SM sub-partition that register-tile ops issue to. Which instruction goes
+// where (tiles/ops/pipe_cost.hpp): fma: FFMA, FADD, FMUL, moves; alu: FMNMX, compares, selects,
+// 16-bit widening; sfu: MUFU (ex2, lg2, rcp); convert: the fp32 -> bf16/fp16 pair pack (F2FP);
+// shuffle: SHFL. Each pipe's rate and latency are machine-file figures (sim/machine.hpp).
+enum class Pipe : uint8_t { fma, alu, sfu, convert, shuffle };
+inline constexpr int kPipes = 5;
+
+// Warp instructions per pipe: what one register op costs one warp.
+struct PipeCounts {
+  uint16_t n[kPipes] = {};
+  constexpr uint16_t& operator[](Pipe p) { return n[static_cast<int>(p)]; }
+  constexpr uint16_t operator[](Pipe p) const { return n[static_cast<int>(p)]; }
+  constexpr uint32_t total() const {
+    uint32_t t = 0;
+    for (uint16_t x : n) t += x;
+    return t;
+  }
+  friend constexpr bool operator==(const PipeCounts&, const PipeCounts&) = default;
 };
 
 
@@ -59,6 +80,7 @@ struct TraceOp {
   union {
     GlobalBox box;            // tma_load / tma_store
     SmemFragmentStore store;  // smem_store
+    PipeCounts pipes;         // math
   };
 };
 static_assert(sizeof(TraceOp) <= 56, "TraceOp grew: the simulator's op streams are sized for 56 bytes");

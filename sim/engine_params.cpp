@@ -1,0 +1,41 @@
+// EngineParams from a machine file: the one place where the machine's figures become the engine's
+// cycles and bytes per cycle.
+#include <algorithm>
+
+#include "sim/engine.hpp"
+
+namespace ts::sim {
+
+// Every engine figure comes from the machine file; latencies there are measured end to end, so
+// the parts the engine models separately (pipe time, transfer time) are taken out of them.
+EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
+  EngineParams p;
+  // By default the clock the GEMM really runs at back to back (power-limited), not the wgmma-only
+  // loop's; short bursts run faster (sm_clock_boost), and a measured row may say its own.
+  p.clock_mhz = clock_mhz > 0 ? clock_mhz : m.sm_clock_gemm_sustained.value;
+  p.sms = static_cast<uint32_t>(m.sm_count.value);
+  const double n256_flops = 2.0 * 64 * 256 * 16;
+  p.mma_flops_per_cycle = n256_flops / m.wgmma_m64n256k16_interval.value;
+  p.mma_latency = std::max(0.0, m.wgmma_m64n256k16_latency.value - m.wgmma_m64n256k16_interval.value);
+  p.tma_bytes_per_cycle_per_sm = m.tma_bandwidth_per_sm.value;
+  const double box_transfer = 16384.0 / p.tma_bytes_per_cycle_per_sm;  // the calibration box is 16 KB
+  // Under load (every SM streaming tiles) a box waits far longer than alone: the GEMM sees that one.
+  p.tma_latency_l2 = std::max(0.0, m.tma_load_latency_under_load.value - box_transfer);
+  p.tma_latency_hbm = std::max(0.0, m.tma_load_latency_hbm.value - box_transfer);
+  p.barrier_latency = m.mbarrier_round_trip.value / 2;
+  const double bytes_per_cycle_per_tbs = 1e12 / (p.clock_mhz * 1e6);
+  p.l2_bytes_per_cycle = m.l2_tma_bandwidth.value * bytes_per_cycle_per_tbs;
+  p.hbm_bytes_per_cycle = m.hbm_bandwidth_measured.value * bytes_per_cycle_per_tbs;
+  p.tma_store_latency = m.tma_store_latency.value;
+  p.tma_store_latency_under_load = m.tma_store_latency_under_load.value;
+  p.store_bytes_per_cycle = m.tma_store_bandwidth.value * bytes_per_cycle_per_tbs;
+  // What the bench's CUDA events see besides the kernel's own run (not the back-to-back rate).
+  p.kernel_launch_cycles = m.launch_latency_timed.value * p.clock_mhz;
+  p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
+  p.l2_partitions = static_cast<uint32_t>(m.l2_partitions.value);
+  p.smem_per_sm = static_cast<uint32_t>(m.smem_per_sm.value * 1024);
+  p.registers_per_sm = static_cast<uint32_t>(m.registers_per_sm.value);
+  return p;
+}
+
+}  // namespace ts::sim
