@@ -36,11 +36,19 @@ bool edit_knobs(SceneState& state) {
   return changed;
 }
 
+// Sizes in binary units (lesson 1 states the convention: sizes binary, rates decimal).
 std::string bytes_text(double bytes) {
-  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
-  while (bytes >= 1000 && u < 4) bytes /= 1000, ++u;
+  while (bytes >= 1024 && u < 4) bytes /= 1024, ++u;
   return short_number(bytes) + " " + units[u];
+}
+
+std::string rate_text(double bytes_per_second) {
+  const char* units[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s"};
+  int u = 0;
+  while (bytes_per_second >= 1000 && u < 4) bytes_per_second /= 1000, ++u;
+  return short_number(bytes_per_second) + " " + units[u];
 }
 
 std::string sim_status(const GemmRun& run, const GemmSim* sim, const SimCache& sims) {

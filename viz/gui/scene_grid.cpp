@@ -75,7 +75,7 @@ void draw_measured(const GridState& s, const GemmRun& run, const SceneContext& c
   const bool here = same_shape(d.shape, run.shape);
   p.line((here ? "" : "at " + shape_text(d.shape) + ": ") + "HBM read " + bytes_text(d.read_mean) + " (" +
          bytes_text(d.read_min) + " to " + bytes_text(d.read_max) + ", " + std::to_string(d.runs) + " launches)");
-  if (d.time_ns > 0) p.line("HBM read bandwidth " + bytes_text(d.read_mean / (d.time_ns * 1e-9)) + "/s under Nsight Compute");
+  if (d.time_ns > 0) p.line("HBM read bandwidth " + rate_text(d.read_mean / (d.time_ns * 1e-9)) + " under Nsight Compute");
   p.line(c.measured.dram_device + ", " + c.measured.dram_date + " (Nsight Compute)", colour::dim_text);
   if (here) return;
   // The measured shape simulated too, so that like is compared with like (seconds: in the background).
@@ -199,9 +199,9 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   p.heading("Simulated, " + shape_text(run.shape), colour::simulated);
   if (sim && sim->error.empty()) {
     const auto& r = sim->report;
-    p.line(short_number(r.tflops) + " TFLOPS, L2 hit rate " + pct(r.l2_hit_rate()));
+    p.line(short_number(r.tflops) + " TFLOPS at " + short_number(sim->clock_mhz) + " MHz, L2 hit rate " + pct(r.l2_hit_rate()));
     p.line("HBM read " + bytes_text(double(r.hbm_read_bytes)) + ", written " + bytes_text(double(r.hbm_write_bytes)));
-    p.line("HBM read bandwidth " + bytes_text(r.seconds > 0 ? r.hbm_read_bytes / r.seconds : 0) + "/s");
+    p.line("HBM read bandwidth " + rate_text(r.seconds > 0 ? r.hbm_read_bytes / r.seconds : 0));
   } else {
     p.line(sim ? sim->error : "simulating...", colour::dim_text);
   }

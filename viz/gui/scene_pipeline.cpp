@@ -51,6 +51,9 @@ class RowPainter {
   ImU32 col_ = 0;
 };
 
+// A stage the consumers hold: landed, read by a wgmma, or kept for the wgmma still in flight.
+constexpr ImU32 kHeld = IM_COL32(60, 150, 110, 255);
+
 struct ColouredSpan {
   float x0, x1;  // pixels
   ImU32 col;
@@ -168,14 +171,15 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
                                       : "SM " + std::to_string(s.sm) + " ran no block");
     return;
   }
-  const float label_w = 140, top = area.min.y + 50, bottom = area.max.y - 44;
-  const float plot_x1 = area.max.x - table_w - 24;
+  const float label_w = 140, waits_w = 120, top = area.min.y + 50, bottom = area.max.y - 44;
+  const float plot_x1 = area.max.x - table_w - 24 - waits_w;
   // from/to are percent of the SM's own run: from its first span to its last.
   const double span = m.last - m.first;
   const TimeAxis ax{area.min.x + label_w, plot_x1, m.first + span * s.from / 100.0,
                     m.first + span * std::max(s.to, s.from + 1) / 100.0};
-  const size_t n_rows = m.rows.size() + 1;  // + the tensor pipe
-  const float row_h = std::min(30.0f, (bottom - top) / n_rows), bar_h = row_h - 6;
+  const size_t core_row0 = m.rows.size(), stage_row0 = core_row0 + kSubPartitions;
+  const size_t n_rows = stage_row0 + m.stages.size();
+  const float row_h = std::min(30.0f, (bottom - top) / n_rows), bar_h = row_h - 4;
 
   dl->PushClipRect(ImVec2(ax.x0, top - 2), ImVec2(ax.x1, bottom + 2), true);
   const float plot_px = ax.x1 - ax.x0;
@@ -191,7 +195,7 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
       paint_binned(dl, spans, ax.x0, ax.x1, y + 2, y + 2 + bar_h);
       continue;
     }
-    // Two layers: what the warp itself is doing (thin), then its wgmma slices on the tensor pipe
+    // Two layers: what the warp itself is doing (thin), then its wgmma slices on the tensor core
     // (full height, on top): a slice runs asynchronously, while the warp already waits for the next.
     for (const bool mma_layer : {false, true}) {
       RowPainter loads(dl, y + 2, y + 2 + bar_h / 2), work(dl, y + 2, y + 2 + bar_h);
@@ -210,31 +214,52 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
       }
     }
   }
-  // The tensor pipe: busy (merged over the warps) and, in red, idle.
-  const float ty = top + m.rows.size() * row_h;
-  {
-    // Busy and idle alternate along the row: paint them in time order so that one painter merges both.
-    std::vector<std::pair<Interval, ImU32>> parts;
-    for (const Interval& b : m.tensor_busy) parts.push_back({b, colour::mma});
-    for (const Interval& g : m.tensor_idle) parts.push_back({g, c.lit("idle") ? colour::highlight : colour::idle});
-    std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first.start < b.first.start; });
+  // One row per tensor core: busy and, in red, idle. Idle stays red under a highlight (the frame
+  // marks it), so the colour the text names is the colour on screen.
+  const auto paint_intervals = [&](float y, const std::vector<std::pair<Interval, ImU32>>& parts) {
     if (parts.size() > plot_px) {
       std::vector<ColouredSpan> spans;
       for (const auto& [iv, col] : parts) spans.push_back({ax.x(iv.start), ax.x(iv.end), col});
-      paint_binned(dl, spans, ax.x0, ax.x1, ty + 2, ty + 2 + bar_h);
+      paint_binned(dl, spans, ax.x0, ax.x1, y + 2, y + 2 + bar_h);
     } else {
-      RowPainter pipe(dl, ty + 2, ty + 2 + bar_h);
+      RowPainter pipe(dl, y + 2, y + 2 + bar_h);
       for (const auto& [iv, col] : parts)
         if (iv.end >= ax.t0 && iv.start <= ax.t1) pipe.bar(ax.x(iv.start), std::max(ax.x(iv.end), ax.x(iv.start) + 1), col);
     }
+  };
+  for (uint32_t p = 0; p < kSubPartitions; ++p) {
+    // Busy and idle alternate along the row: paint them in time order so that one painter merges both.
+    std::vector<std::pair<Interval, ImU32>> parts;
+    for (const Interval& b : m.tensor[p].busy) parts.push_back({b, colour::mma});
+    for (const Interval& g : m.tensor[p].idle) parts.push_back({g, colour::idle});
+    std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first.start < b.first.start; });
+    paint_intervals(top + (core_row0 + p) * row_h, parts);
+  }
+  for (size_t slot = 0; slot < m.stages.size(); ++slot) {
+    std::vector<std::pair<Interval, ImU32>> parts;
+    for (const StageSpan& st : m.stages[slot]) parts.push_back({{st.start, st.end}, st.loading ? colour::tma : kHeld});
+    paint_intervals(top + (stage_row0 + slot) * row_h, parts);
   }
   dl->PopClipRect();
 
   for (size_t i = 0; i < n_rows; ++i) {
     const float y = top + i * row_h;
-    const std::string label = i < m.rows.size() ? m.rows[i].label : "tensor pipe";
-    text_at(dl, f.small, ImVec2(area.min.x, y + (row_h - 14) / 2), i < m.rows.size() ? colour::text : colour::white, label);
+    std::string label;
+    if (i < core_row0) label = m.rows[i].label;
+    else if (i < stage_row0) label = "tensor core, SP " + std::to_string(i - core_row0);
+    else label = "stage " + std::to_string(i - stage_row0);
+    text_at(dl, f.small, ImVec2(area.min.x, y + (row_h - 14) / 2), i < core_row0 ? colour::text : colour::white, label);
     dl->AddLine(ImVec2(ax.x0, y + row_h - 1), ImVec2(ax.x1, y + row_h - 1), colour::faint);
+  }
+  // What each warp's waiting went to, over the SM's whole run.
+  const float wx = ax.x1 + 8;
+  text_at(dl, f.small, ImVec2(wx, top - 16), colour::dim_text, "starved: waits for");
+  for (size_t i = 0; i < m.rows.size(); ++i) {
+    const WaitSummary& w = m.rows[i].waits;
+    const auto pct = [&](double v) { return std::to_string(static_cast<int>(std::lround(w.run > 0 ? 100 * v / w.run : 0))) + "%"; };
+    const std::string text = m.rows[i].producer ? "free stage " + pct(w.free_stage)
+                                                : "data, core idle " + pct(w.starved);
+    text_at(dl, f.small, ImVec2(wx, top + i * row_h + (row_h - 14) / 2), colour::text, text);
   }
   draw_time_axis(ax, sim->clock_mhz, top + n_rows * row_h + 2, f, dl);
   const auto frame_rows = [&](size_t first, size_t count) {
@@ -243,18 +268,20 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
   const size_t producers = std::count_if(m.rows.begin(), m.rows.end(), [](const GanttRow& r) { return r.producer; });
   if (c.lit("producer")) frame_rows(0, producers);
   if (c.lit("consumers")) frame_rows(producers, m.rows.size() - producers);
-  if (c.lit("tensor") || c.lit("idle")) frame_rows(m.rows.size(), 1);
+  if (c.lit("tensor") || c.lit("idle")) frame_rows(core_row0, kSubPartitions);
+  if (c.lit("stages") && !m.stages.empty()) frame_rows(stage_row0, m.stages.size());
 
   char idle[96];
-  std::snprintf(idle, sizeof idle, "tensor pipe idle %.1f %% of SM %u's time (red)", 100 * m.idle_fraction(), s.sm);
+  std::snprintf(idle, sizeof idle, "all four idle %.1f %% of SM %u's time (red)", 100 * m.idle_fraction(), s.sm);
   float x = area.min.x;
   const float ly = area.max.y - 18;
-  x = legend_item(dl, f, ImVec2(x, ly), colour::tma, "TMA load in flight");
+  x = legend_item(dl, f, ImVec2(x, ly), colour::tma, "TMA load / stage loading");
   x = legend_item(dl, f, ImVec2(x, ly), colour::mma, "wgmma");
-  x = legend_item(dl, f, ImVec2(x, ly), IM_COL32(80, 110, 90, 255), "wait for wgmma");
-  x = legend_item(dl, f, ImVec2(x, ly), colour::waiting, "wait on mbarrier");
-  x = legend_item(dl, f, ImVec2(x, ly), colour::epilogue, "epilogue store");
-  text_at(dl, c.lit("idle") ? f.bold : f.small, ImVec2(x, ly), c.lit("idle") ? colour::highlight : colour::idle, idle);
+  x = legend_item(dl, f, ImVec2(x, ly), IM_COL32(80, 110, 90, 255), "waits for own wgmma");
+  x = legend_item(dl, f, ImVec2(x, ly), colour::waiting, "waits for data");
+  x = legend_item(dl, f, ImVec2(x, ly), kHeld, "stage held");
+  x = legend_item(dl, f, ImVec2(x, ly), colour::epilogue, "epilogue");
+  text_at(dl, c.lit("idle") ? f.bold : f.small, ImVec2(x, ly), colour::idle, idle);
   if (c.lit("epilogue")) {
     // Frame where the epilogue's stores sit in the shown window.
     double e0 = ax.t1, e1 = ax.t0;

@@ -94,7 +94,7 @@ void draw_occupancy(const RegistersState& s, const SceneContext& c, Rect area) {
     const GemmSim& g = *r.sim;
     const uint32_t by_smem = static_cast<uint32_t>(smem_per_sm / std::max(1u, g.shared_bytes));
     const uint32_t by_regs = static_cast<uint32_t>(regs_per_sm / std::max(1u, g.registers_per_thread * g.threads));
-    text_at(dl, f.body, ImVec2(cx[1], y), colour::text, short_number(g.shared_bytes / 1024.0) + " KB");
+    text_at(dl, f.body, ImVec2(cx[1], y), colour::text, short_number(g.shared_bytes / 1024.0) + " KiB");
     text_at(dl, f.body, ImVec2(cx[2], y), colour::text, std::to_string(by_smem));
     text_at(dl, f.body, ImVec2(cx[3], y), colour::text, std::to_string(by_regs));
     // Simulated TFLOPS as a bar, with the blocks per SM the simulator placed.

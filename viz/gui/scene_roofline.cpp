@@ -40,6 +40,9 @@ struct Level {
   const sim::Quantity* latency;
   std::string sources;
   ImU32 fill;
+  // Our own calibration's figures beside the seed's, where the machine file has them (0: none).
+  const sim::Quantity* measured_bandwidth = nullptr;
+  const sim::Quantity* measured_latency = nullptr;
 };
 
 void dashed_line(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 col, float thickness) {
@@ -58,23 +61,25 @@ void draw_hierarchy(const sim::MachineSpec& m, const std::vector<std::string>& h
   text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 20), colour::dim_text, m.name + " (" + m.id + ".json)");
   const auto src = [](const char* what, const sim::Quantity& q) { return std::string(what) + ": " + q.source + "\n"; };
   const Level levels[] = {
-      {"registers", "Registers", short_number(m.register_file_per_sm.value) + " KB per SM, " +
+      {"registers", "Registers", short_number(m.register_file_per_sm.value) + " KiB per SM, " +
                                      short_number(m.max_registers_per_thread.value) + " per thread",
        &m.register_bandwidth, &m.register_latency,
        src("capacity", m.register_file_per_sm) + src("bandwidth", m.register_bandwidth) + src("latency", m.register_latency),
        IM_COL32(70, 130, 90, 255)},
-      {"smem", "Shared memory", short_number(m.smem_per_sm.value) + " KB per SM, " + short_number(m.smem_banks.value) +
+      {"smem", "Shared memory", short_number(m.smem_per_sm.value) + " KiB per SM, " + short_number(m.smem_banks.value) +
                                     " banks x " + short_number(m.smem_bank_width.value) + " B",
        &m.smem_bandwidth, &m.smem_latency,
        src("capacity", m.smem_per_sm) + src("bandwidth", m.smem_bandwidth) + src("latency", m.smem_latency),
        IM_COL32(60, 110, 150, 255)},
-      {"l2", "L2 cache", short_number(m.l2_capacity.value) + " MB, shared by all " + short_number(m.sm_count.value) + " SMs",
+      {"l2", "L2 cache", short_number(m.l2_capacity.value) + " MiB, shared by all " + short_number(m.sm_count.value) + " SMs",
        &m.l2_bandwidth, &m.l2_latency,
-       src("capacity", m.l2_capacity) + src("bandwidth", m.l2_bandwidth) + src("latency", m.l2_latency),
-       IM_COL32(110, 90, 150, 255)},
-      {"hbm", "HBM", short_number(m.hbm_capacity.value) + " GB", &m.hbm_bandwidth, &m.hbm_latency,
-       src("capacity", m.hbm_capacity) + src("bandwidth", m.hbm_bandwidth) + src("latency", m.hbm_latency),
-       IM_COL32(150, 90, 80, 255)},
+       src("capacity", m.l2_capacity) + src("bandwidth", m.l2_bandwidth) + src("latency", m.l2_latency) +
+           src("measured bandwidth", m.l2_hit_bandwidth) + src("measured latency", m.l2_hit_latency),
+       IM_COL32(110, 90, 150, 255), &m.l2_hit_bandwidth, &m.l2_hit_latency},
+      {"hbm", "HBM", short_number(m.hbm_capacity.value) + " GB (datasheet)", &m.hbm_bandwidth, &m.hbm_latency,
+       src("capacity", m.hbm_capacity) + src("bandwidth", m.hbm_bandwidth) + src("latency", m.hbm_latency) +
+           src("measured bandwidth", m.hbm_bandwidth_measured) + src("measured latency", m.hbm_latency_measured),
+       IM_COL32(150, 90, 80, 255), &m.hbm_bandwidth_measured, &m.hbm_latency_measured},
   };
   const float top = area.min.y + 44, gap = 10;
   const float box_h = std::min(92.0f, (area.max.y - top - 3 * gap) / 4);
@@ -92,9 +97,21 @@ void draw_hierarchy(const sim::MachineSpec& m, const std::vector<std::string>& h
     y += line;
     if (y + line <= box.max.y) text_at(dl, f.body, ImVec2(box.min.x + 8, y), colour::text, lv.capacity);
     y += line;
-    if (y + line <= box.max.y)
-      text_at(dl, f.body, ImVec2(box.min.x + 8, y), colour::text,
-              short_number(lv.bandwidth->value) + " TB/s, " + latency_text(*lv.latency, m));
+    const bool both = lv.measured_bandwidth && lv.measured_bandwidth->value > 0 && lv.measured_latency->value > 0;
+    // The figures' origin is named when a level has two sets (the seed's table, the datasheet, and
+    // our calibration), from the first word of each figure's source in the machine file.
+    const auto origin = [](const sim::Quantity& q) { return q.source.substr(0, q.source.find_first_of(" :")); };
+    std::string table = short_number(lv.bandwidth->value) + " TB/s, " + latency_text(*lv.latency, m);
+    if (both)
+      table = origin(*lv.bandwidth) == origin(*lv.latency)
+                  ? origin(*lv.bandwidth) + ": " + table
+                  : origin(*lv.bandwidth) + " " + short_number(lv.bandwidth->value) + " TB/s, " + origin(*lv.latency) + " ~" +
+                        short_number(lv.latency->value) + " cycles";
+    if (y + line <= box.max.y) text_at(dl, f.body, ImVec2(box.min.x + 8, y), colour::text, table);
+    y += line;
+    if (both && y + line <= box.max.y)
+      text_at(dl, f.body, ImVec2(box.min.x + 8, y), colour::white,
+              "measured: " + short_number(lv.measured_bandwidth->value) + " TB/s, " + latency_text(*lv.measured_latency, m));
     if (has(hl, lv.key)) draw_highlight_frame(dl, box);
     if (ImGui::IsMouseHoveringRect(box.min, box.max)) ImGui::SetTooltip("%s", lv.sources.c_str());
   }

@@ -50,8 +50,9 @@ bool edit_knobs(SceneState& state);
 
 // "1365", "16", "2.5": as many digits as a reader needs.
 std::string short_number(double v);
-// "12.3 GB", "456 MB", "7.8 KB".
-std::string bytes_text(double bytes);
+// "12.3 GiB", "456 MiB", "7.8 KiB".
+std::string bytes_text(double bytes);       // binary: KiB, MiB, GiB
+std::string rate_text(double bytes_per_second);  // decimal: GB/s, TB/s
 // One line saying where a simulation stands: running, refused, failed, or how long it took.
 std::string sim_status(const GemmRun& run, const GemmSim* sim, const SimCache& sims);
 // A round step for axis ticks: about `ticks` of them over `range` (1, 2 or 5 times a power of 10).

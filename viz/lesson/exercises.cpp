@@ -135,7 +135,7 @@ ExerciseResult check_least_hbm_order(const GridState& q, const GridState& a, Sim
     least = i == 0 ? bytes : std::min(least, bytes);
     if (i + 1 == candidates.size()) mine = bytes;
   }
-  const std::string mb = fixed(mine / 1e6, 1) + " MB";
+  const std::string mb = fixed(mine / (1024.0 * 1024.0), 1) + " MiB";
   if (mine > least * 1.005)
     return wrong("this order reads " + mb + " from HBM (simulated); another order reads less");
   return right("Right: " + mb + " from HBM (simulated), no order reads less");

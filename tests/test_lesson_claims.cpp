@@ -1,0 +1,193 @@
+// Sentences of the lessons that a scene's number backs: each test finds the sentence's figure in
+// the lesson text (so an edit to one without the other fails) or checks the claim against the
+// model, the simulator, the machine file or data/measured. Issue 16 lists the claims.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "sim/machine.hpp"
+#include "viz/lesson/accuracy_model.hpp"
+#include "viz/lesson/gemm_sim.hpp"
+#include "viz/lesson/grid_model.hpp"
+#include "viz/lesson/lesson.hpp"
+#include "viz/lesson/measured.hpp"
+#include "viz/lesson/pipeline_model.hpp"
+
+using namespace ts::viz;
+namespace fs = std::filesystem;
+
+namespace {
+
+const LessonSet& lessons() {
+  static const LessonSet set = load_lessons(fs::path(TILESCOPE_TEST_LESSONS));
+  return set;
+}
+
+// The prose of a step, found by lesson id and step title.
+const std::string& prose(const std::string& id, const std::string& title) {
+  const int l = find_lesson(lessons(), id);
+  REQUIRE(l >= 0);
+  for (const LessonStep& s : lessons().lessons[l].steps)
+    if (s.title == title) return s.markdown;
+  FAIL("lesson " << id << " has no step '" << title << "'");
+  static const std::string none;
+  return none;
+}
+
+// "1,800" for 1800: how the lessons write numbers.
+std::string with_commas(long v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
+std::shared_ptr<const GemmSim> simulate(const GemmKnobs& g) { return simulate_gemm_run(gemm_run(g)); }
+
+}  // namespace
+
+TEST_CASE("lesson 1 quotes our calibrated L2 and HBM figures from the machine file", "[lessons][claims]") {
+  const auto m = ts::sim::load_machine("h100-sxm");
+  const std::string& text = prose("memory-roofline", "Four levels of memory");
+  for (const auto* q : {&m.l2_hit_latency, &m.hbm_latency_measured}) {
+    CHECK(q->source.rfind("measured", 0) == 0);
+    CHECK(text.find(std::to_string(std::lround(q->value)) + " cycles") != std::string::npos);
+  }
+  char bw[16];
+  std::snprintf(bw, sizeof bw, "%.1f TB/s", m.l2_hit_bandwidth.value);
+  CHECK(text.find(bw) != std::string::npos);
+  std::snprintf(bw, sizeof bw, "%.1f TB/s", m.hbm_bandwidth_measured.value);
+  CHECK(text.find(bw) != std::string::npos);
+  // The seed's figures, labelled as the seed's, are still what the machine file says they are.
+  CHECK(m.hbm_latency.source.rfind("seed", 0) == 0);
+  CHECK(text.find(std::to_string(std::lround(m.hbm_latency.value)) + " cycles") != std::string::npos);
+}
+
+TEST_CASE("lesson 5: with two stages the producer never has two loads in flight, with three it does", "[lessons][claims][pipeline]") {
+  GemmKnobs g{2048, 2048, 2048, 2};
+  const auto two = simulate(g);
+  REQUIRE(two->error.empty());
+  const PipelineModel m2 = pipeline_model(*two, 0);
+  REQUIRE(m2.stages.size() == 2);
+  CHECK(m2.most_loading == 1);
+  g.stages = 3;
+  const PipelineModel m3 = pipeline_model(*simulate(g), 0);
+  REQUIRE(m3.stages.size() == 3);
+  CHECK(m3.most_loading >= 2);
+  CHECK(m3.idle_fraction() < m2.idle_fraction());
+  // Every stage is held between its loads: held spans follow loading spans.
+  for (const auto& slot : m2.stages) {
+    REQUIRE(slot.size() >= 2);
+    CHECK(slot[0].loading);
+    CHECK_FALSE(slot[1].loading);
+  }
+}
+
+TEST_CASE("lesson 5: the measured and simulated jump is at three stages", "[lessons][claims][pipeline]") {
+  // Measured at 4096^3 (data/measured/h100/gemm.json), the table of the lesson's step.
+  std::vector<double> measured;
+  for (uint32_t s = 1; s <= 4; ++s) {
+    const GemmRun run = gemm_run({4096, 4096, 4096, s});
+    const MeasuredGemm* row = find_measured(measured_data(), run.shape, run.cfg);
+    REQUIRE(row);
+    measured.push_back(row->tflops);
+  }
+  CHECK(measured[2] / measured[1] > measured[1] / measured[0]);
+  CHECK(measured[2] / measured[1] > measured[3] / measured[2]);
+  // The figures the step quotes from the machine file.
+  const auto m = ts::sim::load_machine("h100-sxm");
+  const std::string& text = prose("pipelining", "Two stages are not double buffering");
+  CHECK(text.find(std::to_string(std::lround(m.wgmma_m64n256k16_interval.value)) + " cycles") != std::string::npos);
+  CHECK(text.find(with_commas(std::lround(8 * m.wgmma_m64n256k16_interval.value)) + " cycles") != std::string::npos);
+  CHECK(text.find(with_commas(std::lround(m.tma_load_latency_under_load.value)) + " cycles") != std::string::npos);
+  CHECK(text.find(std::to_string(std::lround(m.tma_load_latency_l2_hit.value)) + " cycles") != std::string::npos);
+  CHECK(m.tma_load_latency_under_load.value > 8 * m.wgmma_m64n256k16_interval.value);   // one slice cannot hide a load
+  CHECK(m.tma_load_latency_under_load.value < 16 * m.wgmma_m64n256k16_interval.value);  // two can
+}
+
+TEST_CASE("lesson 5: a warp waiting for data while its own wgmma runs is not starved", "[lessons][claims][pipeline]") {
+  const auto four = simulate({2048, 2048, 2048, 4});
+  const PipelineModel m = pipeline_model(*four, 0);
+  size_t consumers = 0;
+  for (const GanttRow& row : m.rows) {
+    if (row.producer) continue;
+    ++consumers;
+    INFO(row.label);
+    CHECK(row.waits.data > 0);
+    CHECK(row.waits.starved < row.waits.data);
+    CHECK(row.sub_partition == row.warp % 4);
+  }
+  CHECK(consumers == 8);
+  // A warpgroup's four warps feed the four tensor cores alike.
+  double busy[kSubPartitions] = {};
+  for (uint32_t p = 0; p < kSubPartitions; ++p)
+    for (const Interval& i : m.tensor[p].busy) busy[p] += i.length();
+  for (uint32_t p = 1; p < kSubPartitions; ++p) CHECK(busy[p] == Approx(busy[0]).epsilon(0.02));
+}
+
+TEST_CASE("lesson 7: one block per tile costs only a few percent at K = 64, timed at one clock", "[lessons][claims][grid]") {
+  GemmKnobs g{4096, 4096, 64, 4};
+  const GemmRun on = gemm_run(g);
+  g.persistent = false;
+  const GemmRun off = gemm_run(g);
+  REQUIRE(on.clock_mhz > 0);
+  CHECK(off.clock_mhz == on.clock_mhz);  // the unmeasured run takes the measured one's clock
+  const auto a = simulate_gemm_run(on), b = simulate_gemm_run(off);
+  REQUIRE(a->error.empty());
+  REQUIRE(b->error.empty());
+  CHECK(std::fabs(b->report.tflops / a->report.tflops - 1) < 0.10);
+  CHECK(prose("persistent-skinny", "One block per tile").find("a few percent") != std::string::npos);
+}
+
+TEST_CASE("lesson 8: grouped by 2 reads about half of row-major's HBM bytes with the same working set", "[lessons][claims][grid]") {
+  GridState s;
+  s.gemm = {512, 16384, 2048, 4, 256, OrderKnob::row, 1, true};
+  const double l2 = 50.0 * 1024 * 1024;
+  const GridModel row = grid_model(s, 132, l2);
+  const auto row_sim = simulate(s.gemm);
+  s.gemm.order = OrderKnob::grouped;
+  s.gemm.group = 2;
+  const GridModel g2 = grid_model(s, 132, l2);
+  const auto g2_sim = simulate(s.gemm);
+  s.gemm.group = 4;
+  const GridModel g4 = grid_model(s, 132, l2);
+  const auto g4_sim = simulate(s.gemm);
+  CHECK(g2.wave_bytes == Approx(row.wave_bytes).epsilon(0.01));  // the working-set panel hardly moves
+  CHECK(g2.wave_b_blocks == row.wave_b_blocks);
+  CHECK(g2.wave_a_blocks == row.wave_a_blocks + 1);
+  const double r2 = double(g2_sim->report.hbm_read_bytes) / double(row_sim->report.hbm_read_bytes);
+  const double r4 = double(g4_sim->report.hbm_read_bytes) / double(row_sim->report.hbm_read_bytes);
+  CHECK(r2 > 0.4);
+  CHECK(r2 < 0.6);  // "about half"
+  CHECK(r4 > 0.2);
+  CHECK(r4 < 0.35);  // "about a quarter"
+  // Wave 0 of grouped by 4 covers 33 of the 64 columns: "about half", not a third.
+  CHECK(g4.wave_b_blocks == 33);
+  CHECK(g4.tiles_n == 64);
+  CHECK(prose("block-order", "Grouped by 4: one wave per column").find("33 of the 64 columns") != std::string::npos);
+  // The L2's two partitions the explanation rests on.
+  CHECK(ts::sim::load_machine("h100-sxm").l2_partitions.value == 2);
+}
+
+TEST_CASE("lesson 10 names every row that big=off leaves out", "[lessons][claims][accuracy]") {
+  SimCache cache;
+  cache.slow_allowed = false;
+  AccuracyState s;
+  const AccuracyModel m = accuracy_model(s, measured_data(), cache);
+  std::set<std::string> left_out;
+  for (const AccuracyPoint& p : m.points)
+    if (p.skipped)
+      left_out.insert(std::to_string(p.run.shape.m) + "x" + std::to_string(p.run.shape.n) + "x" + std::to_string(p.run.shape.k));
+  const std::set<std::string> listed = {"8192x8192x8192",  "16384x16384x16384", "4096x4096x4096",   "6144x6144x6144",
+                                        "12288x12288x4096", "3072x3072x8192",    "16384x2048x4096", "4096x4096x8192"};
+  CHECK(left_out == listed);
+  const std::string& text = prose("sim-vs-measured", "Every measured run against its simulation");
+  for (const char* shape : {"8192³", "16384³", "6144³", "12288 x 12288 x 4096", "3072 x 3072 x 8192", "16384 x 2048 x 4096",
+                            "4096 x 4096 x 8192", "128-wide", "one consumer"})
+    CHECK(text.find(shape) != std::string::npos);
+  // The 4096^3 rows left out are exactly the tile sweep's 128-wide and one-consumer runs.
+  for (const AccuracyPoint& p : m.points)
+    if (p.skipped && p.run.shape.m == 4096 && p.run.shape.k == 4096) CHECK((p.run.cfg.block_n == 128 || p.run.cfg.consumers == 1));
+}
