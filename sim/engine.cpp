@@ -12,7 +12,7 @@
 
 #include "sim/banks.hpp"
 #include "sim/l2.hpp"
-#include "tiles/layout/fragments.hpp"
+#include "sim/smem_walk.hpp"
 
 namespace ts::sim {
 
@@ -20,30 +20,7 @@ namespace {
 
 bool uses_shared_unit(OpKind k) {
   return k == OpKind::mma || k == OpKind::math || k == OpKind::tma_load || k == OpKind::tma_store ||
-         k == OpKind::smem_store;
-}
-
-// Wavefronts (and conflicts) of a warp's fragment store, instruction by instruction, through the
-// bank model on the tile's own layout: the same swizzle the GPU uses.
-struct StoreCost {
-  uint64_t wavefronts = 0, conflicts = 0;
-};
-StoreCost fragment_store_cost(const SmemFragmentStore& s) {
-  const uint32_t eb = s.tile.elem_bytes;
-  const SmemOpInfo& op = info(eb == 4 ? SmemOp::st64 : SmemOp::st32);  // two adjacent elements per lane
-  StoreCost cost;
-  for (uint32_t j = 0; j < s.cols / 16; ++j)
-    for (uint32_t pair = 0; pair < 4; ++pair) {
-      std::array<uint32_t, kWarpSize> offsets{};
-      for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
-        const layout::RowCol rc = layout::mma_c_element(lane, 2 * pair);  // the first of the pair
-        offsets[lane] = s.tile.element_offset(s.row0 + rc.row, s.col0 + 16 * j + rc.col);
-      }
-      const BankReport r = analyze_banks(op, offsets);
-      cost.wavefronts += r.wavefronts;
-      cost.conflicts += r.conflicts;
-    }
-  return cost;
+         k == OpKind::smem_store || k == OpKind::smem_load;
 }
 
 // Transaction bytes are credited when a TMA op is issued, together with the time they land
@@ -497,14 +474,20 @@ class Engine {
           if (w.time > before) span(w, op.kind, before, w.time);  // waiting for wgmma results
           break;
         }
-        case OpKind::smem_store: {
-          const StoreCost cost = store_cost(op.store);
+        case OpKind::smem_store:
+        case OpKind::smem_load: {
+          // The SM's shared-memory pipe serves one wavefront per cycle; a load's data comes back
+          // smem_latency later, and the warp needs it.
+          const bool store = op.kind == OpKind::smem_store;
+          const SmemCost& cost = smem_cost(op.smem, store);
           const double start = std::max(w.time, sm.lsu_free);
           sm.lsu_free = start + double(cost.wavefronts);
           report_.smem_wavefronts += cost.wavefronts;
           report_.bank_conflicts += cost.conflicts;
-          span(w, op.kind, start, sm.lsu_free);
-          w.time = sm.lsu_free;
+          SmemStats& st = report_.smem[store][static_cast<int>(op.smem.walk)];
+          st.instructions += cost.instructions, st.wavefronts += cost.wavefronts, st.conflicts += cost.conflicts;
+          w.time = sm.lsu_free + (store ? 0.0 : p_.smem_latency);
+          span(w, op.kind, start, w.time);
           break;
         }
         case OpKind::math:
@@ -553,13 +536,15 @@ class Engine {
     w.time = done;
   }
 
-  StoreCost store_cost(const SmemFragmentStore& s) {
-    const auto& t = s.tile;
-    const uint64_t key = (uint64_t{t.elem_bytes} << 56) ^ (uint64_t{t.rows} << 44) ^ (uint64_t{t.cols} << 32) ^
-                         (uint64_t(t.swizzle) << 24) ^ (uint64_t{t.pad_bytes} << 16) ^ (uint64_t{s.row0} << 8) ^
-                         (uint64_t{s.cols} << 1) ^ (uint64_t{s.col0} << 40) ^ s.rows;
-    auto it = store_costs_.find(key);
-    if (it == store_costs_.end()) it = store_costs_.emplace(key, fragment_store_cost(s)).first;
+  // Costs by access, computed once: a kernel repeats the same few.
+  const SmemCost& smem_cost(const SmemAccess& a, bool store) {
+    const auto& t = a.tile;
+    const uint64_t key = (uint64_t{t.elem_bytes} << 60) ^ (uint64_t{t.rows} << 48) ^ (uint64_t{t.cols} << 36) ^
+                         (uint64_t(t.swizzle) << 33) ^ (uint64_t{store} << 32) ^ (uint64_t(a.walk) << 28) ^
+                         (uint64_t{t.pad_bytes} << 20) ^ (uint64_t{a.row0} << 14) ^ (uint64_t{a.col0} << 8) ^
+                         (uint64_t{a.rows} << 4) ^ a.cols;
+    auto it = smem_costs_.find(key);
+    if (it == smem_costs_.end()) it = smem_costs_.emplace(key, smem_access_cost(a, store)).first;
     return it->second;
   }
 
@@ -636,7 +621,7 @@ class Engine {
   double group_time_ = 0;
   std::priority_queue<double, std::vector<double>, std::greater<>> stores_in_flight_;  // read_done of each
   std::optional<BlockTrace> pending_;
-  std::unordered_map<uint64_t, StoreCost> store_costs_;
+  std::unordered_map<uint64_t, SmemCost> smem_costs_;
   uint32_t next_block_ = 0;
   uint64_t seq_ = 0;
   double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, store_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;

@@ -45,6 +45,7 @@ struct EngineParams {
   std::array<double, kPipes> pipe_interval{1, 2, 8, 2, 4};
   std::array<double, kPipes> pipe_latency{4, 5, 18, 5, 24};
   double named_barrier_cycles = 20;         // a warpgroup sync whose warps arrive together
+  double smem_latency = 30;                 // a shared-memory load's data, after its last wavefront
   double block_launch_cycles = 1000;        // setting up a block on an SM
   double kernel_launch_cycles = 7000;       // launch overhead of the kernel
   uint64_t l2_bytes = 50ull << 20;
@@ -64,6 +65,7 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz = 0);
 inline constexpr uint32_t kMaxSubPartitions = 4;
 
 std::string_view pipe_name(Pipe p);
+std::string_view smem_walk_name(SmemWalk w);
 
 struct Span {
   uint32_t sm, block, warp;
@@ -93,6 +95,12 @@ struct BarrierEvent {
   bool l2_hit = false;       // tma_issue only
 };
 
+// One kind of register <-> shared-memory instruction stream (a walk, loads or stores).
+struct SmemStats {
+  uint64_t instructions = 0, wavefronts = 0, conflicts = 0;
+};
+inline constexpr int kSmemWalks = 6;
+
 struct SimReport {
   double cycles = 0;
   double seconds = 0;
@@ -107,8 +115,9 @@ struct SimReport {
   // Fraction of cycles each sub-partition's scheduler issued register math (averaged over the SMs).
   std::array<double, kMaxSubPartitions> issue_busy{};
   std::array<uint64_t, kPipes> pipe_instructions{};  // warp instructions per pipe, whole grid
-  uint64_t bank_conflicts = 0;
+  uint64_t bank_conflicts = 0;   // register <-> shared-memory ops, all kinds (TMA and wgmma not counted)
   uint64_t smem_wavefronts = 0;
+  std::array<std::array<SmemStats, kSmemWalks>, 2> smem{};  // [store][SmemWalk]
   uint64_t l2_hits = 0, l2_misses = 0;  // boxes
   uint64_t l2_hit_bytes = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
   uint64_t ops = 0;

@@ -23,6 +23,7 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.tma_latency_l2 = std::max(0.0, m.tma_load_latency_under_load.value - box_transfer);
   p.tma_latency_hbm = std::max(0.0, m.tma_load_latency_hbm.value - box_transfer);
   p.barrier_latency = m.mbarrier_round_trip.value / 2;
+  p.smem_latency = m.smem_latency.value;
   const double bytes_per_cycle_per_tbs = 1e12 / (p.clock_mhz * 1e6);
   p.l2_bytes_per_cycle = m.l2_tma_bandwidth.value * bytes_per_cycle_per_tbs;
   p.hbm_bytes_per_cycle = m.hbm_bandwidth_measured.value * bytes_per_cycle_per_tbs;

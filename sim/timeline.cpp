@@ -21,6 +21,7 @@ std::string_view op_name(OpKind k) {
     case OpKind::mma_commit: return "mma_commit";
     case OpKind::mma_wait: return "mma_wait";
     case OpKind::smem_store: return "smem_store";
+    case OpKind::smem_load: return "smem_load";
     case OpKind::warpgroup_sync: return "warpgroup_sync";
     case OpKind::block_sync: return "block_sync";
     case OpKind::set_registers: return "set_registers";
@@ -36,6 +37,18 @@ std::string_view pipe_name(Pipe p) {
     case Pipe::sfu: return "sfu";
     case Pipe::convert: return "convert";
     case Pipe::shuffle: return "shuffle";
+  }
+  return "?";
+}
+
+std::string_view smem_walk_name(SmemWalk w) {
+  switch (w) {
+    case SmemWalk::accumulator_pairs: return "accumulator pairs";
+    case SmemWalk::matrix_x4: return "ldmatrix/stmatrix x4";
+    case SmemWalk::row_pairs: return "fp32 row pairs";
+    case SmemWalk::column_pairs: return "fp32 column pairs";
+    case SmemWalk::vector_by_group: return "vector (by group)";
+    case SmemWalk::vector_by_thread: return "vector (by thread)";
   }
   return "?";
 }

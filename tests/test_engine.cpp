@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/engine.hpp"
+#include "sim/smem_walk.hpp"
 
 using namespace ts::sim;
 
@@ -253,4 +254,43 @@ TEST_CASE("engine is deterministic and reports deadlocks and bad streams", "[eng
   CHECK_THROWS_WITH(simulate(uninit, p), Catch::Contains("before initialising"));
   HandGrid too_big({{op(OpKind::arrive, 0)}}, 1, 300 * 1024);
   CHECK_THROWS_WITH(simulate(too_big, p), Catch::Contains("does not fit"));
+}
+
+TEST_CASE("shared-memory walks: wavefronts and conflicts per instruction from the tile's layout", "[engine][banks]") {
+  // ldmatrix.x4 over a 16 x 64 bf16 tile with no swizzle: each 8-lane phase reads 8 rows 128 bytes
+  // apart, all in bank 0: 8 wavefronts a phase, 32 an instruction, 28 of them conflicts; 4 subtiles.
+  SmemAccess plain{{2, 16, 64, ts::layout::Swizzle::none, 0}, 0, 0, 16, 64, SmemWalk::matrix_x4};
+  const SmemCost c = smem_access_cost(plain, false);
+  CHECK(c.instructions == 4);
+  CHECK(c.wavefronts == 4 * 32);
+  CHECK(c.conflicts == 4 * 28);
+  // The 128-byte swizzle spreads the 8 rows over 8 chunks: 1 wavefront a phase.
+  SmemAccess swizzled = plain;
+  swizzled.tile.swizzle = ts::layout::Swizzle::b128;
+  const SmemCost s = smem_access_cost(swizzled, false);
+  CHECK(s.wavefronts == 4 * 4);
+  CHECK(s.conflicts == 0);
+  // A 16-float vector stored by group: lanes 0, 4, .., 28 write rows g and g + 8 (2 instructions,
+  // 8 distinct banks each); loaded by thread: 4 slots, the 8 groups read the same 4 words.
+  SmemAccess vec{{4, 1, 16, ts::layout::Swizzle::none, 0}, 0, 0, 1, 16, SmemWalk::vector_by_group};
+  const SmemCost st = smem_access_cost(vec, true);
+  CHECK(st.instructions == 2);
+  CHECK(st.wavefronts == 2);
+  vec.walk = SmemWalk::vector_by_thread;
+  const SmemCost ld = smem_access_cost(vec, false);
+  CHECK(ld.instructions == 4);
+  CHECK(ld.wavefronts == 4);
+  CHECK(ld.conflicts == 0);
+}
+
+TEST_CASE("a shared-memory load: its wavefronts on the SM's pipe, then the latency", "[engine]") {
+  EngineParams p = simple_params();
+  p.smem_latency = 30;
+  TraceOp load_op = op(OpKind::smem_load, 0, 0, 2048);
+  load_op.smem = SmemAccess{{2, 16, 64, ts::layout::Swizzle::none, 0}, 0, 0, 16, 64, SmemWalk::matrix_x4};
+  HandGrid grid({{load_op}});
+  const SimReport r = simulate(grid, p);
+  CHECK(r.cycles == Approx(128 + 30));
+  CHECK(r.bank_conflicts == 112);
+  CHECK(r.smem[0][static_cast<int>(SmemWalk::matrix_x4)].instructions == 4);
 }

@@ -420,12 +420,18 @@ TEST_CASE("trace mode: register ops record their pipe cost, memory ops the simul
     CHECK(ops[i].kind == sim::OpKind::math);
     CHECK(ops[i].pipes == expected[i]);
   }
-  auto& s = *reinterpret_cast<st<bf16, 16, 16>*>(smem);
+  auto& s = *reinterpret_cast<st<bf16, 16, 32>*>(smem);
   const auto load = [&] {
-    rt_bf<16, 16> a;
+    rt_bf<16, 32> a;
     warp::load(a, s);
   };
-  CHECK_THROWS_WITH(run(load), Catch::Contains("warp::load: trace mode has no op kind"));
+  const auto loads = ops_of(load);  // the device walk: one ldmatrix.x4 per 16 x 16 subtile
+  REQUIRE(loads.size() == 1);
+  CHECK(loads[0].kind == sim::OpKind::smem_load);
+  CHECK(loads[0].smem.walk == sim::SmemWalk::matrix_x4);
+  CHECK(loads[0].smem.rows == 16);
+  CHECK(loads[0].smem.cols == 32);
+  CHECK(loads[0].bytes == 16 * 32 * 2);
   const auto mma = [] {
     rt_fl<16, 16> acc;
     rt_bf<16, 16> a;

@@ -33,7 +33,8 @@ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
     const int cols = std::min(ST::cols, N - col0);
     sim::TraceOp op = sim::make_op(sim::OpKind::smem_store, host::smem_offset(dst.data), 0,
                                    static_cast<uint32_t>(16 * cols * sizeof(T)));
-    op.store = {ST::smem_layout(), static_cast<uint16_t>(row0), 0, 16, static_cast<uint16_t>(cols)};
+    op.smem = {ST::smem_layout(), static_cast<uint16_t>(row0), 0, 16, static_cast<uint16_t>(cols),
+               sim::SmemWalk::accumulator_pairs};
     return host::emit(op);
   }
   for (int c = col0; c < col0 + ST::cols && c < N; ++c)

@@ -22,7 +22,8 @@ enum class OpKind : uint8_t {
   mma,             // one wgmma slice of this warp: `flops`, `count` = N of m64nNk16
   mma_commit,      // close the current group of MMAs
   mma_wait,        // block until at most `count` MMA groups of this warp are pending
-  smem_store,      // registers -> shared (epilogue): `bytes`, `store` says where
+  smem_store,      // registers -> shared: `bytes`, `smem` says where and how
+  smem_load,       // shared -> registers: `bytes`, `smem` says where and how; the warp waits for the data
   warpgroup_sync,  // named barrier of the 4 warps of warpgroup `barrier`
   block_sync,      // all warps of the block
   set_registers,   // setmaxnreg: `count` registers per thread from here on
@@ -58,13 +59,25 @@ struct GlobalBox {
   uint64_t offset = 0;     // byte offset of the box's first byte in the tensor
 };
 
-// A warp's register-fragment store into a shared tile (warpgroup::store): `rows` x `cols` elements
-// from (row0, col0), in the accumulator fragment layout (tiles/layout/fragments.hpp), each lane
-// writing two adjacent elements per instruction. The simulator counts its wavefronts with the
-// bank model on the tile's own layout.
-struct SmemFragmentStore {
+// How a warp's lanes address shared memory in one tile op, instruction by instruction (the device
+// backend's walks, tiles/backend/device/warp_ops.cuh and register_ops.cuh):
+enum class SmemWalk : uint8_t {
+  accumulator_pairs,  // warpgroup::store of an fp32 accumulator: two adjacent elements per lane per
+                      // register pair, 4 instructions per 16 columns (st.shared.b32 of bf16x2, .b64 of fp32)
+  matrix_x4,          // 16-bit tiles: one ldmatrix/stmatrix .x4 (.trans for col_l) per 16x16 subtile
+  row_pairs,          // fp32 row_l tiles: one 64-bit access per pair, 4 per subtile
+  column_pairs,       // fp32 col_l tiles: two 32-bit accesses per pair (the pair is one above the other)
+  vector_by_group,    // register vector <-> shared vector: one access per slot; by_group_l (2 slots)
+  vector_by_thread,   // ... by_thread_l (4 slots); a store writes from one replica of each element
+};
+
+// A warp's register <-> shared access (smem_load, smem_store): `rows` x `cols` elements of the shared
+// tile at (row0, col0), walked as `walk` says. A shared vector is a 1 x N tile. The simulator counts
+// its wavefronts with the bank model on the tile's own layout.
+struct SmemAccess {
   layout::SmemLayout tile{};
   uint16_t row0 = 0, col0 = 0, rows = 0, cols = 0;
+  SmemWalk walk = SmemWalk::accumulator_pairs;
 };
 
 // 56 bytes: a 16384^3 grid streams hundreds of millions of these through the simulator, so the
@@ -79,7 +92,7 @@ struct TraceOp {
   uint32_t flops = 0;
   union {
     GlobalBox box;            // tma_load / tma_store
-    SmemFragmentStore store;  // smem_store
+    SmemAccess smem;          // smem_load / smem_store
     PipeCounts pipes;         // math
   };
 };

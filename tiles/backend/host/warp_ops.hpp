@@ -1,11 +1,9 @@
 #pragma once
 // Host backend of the warp-scope ops (tiles/ops/warp.hpp): plain element copies between the warp's
 // whole tile (`v`) and the shared tile's swizzled layout (st::at), and the MMA as fp32 loops,
-// k ascending. In trace mode: a 16-bit row-layout store (stmatrix) records an smem_store op over the
-// same bytes (the simulator costs it with the bank model as a fragment store: the same wavefronts
-// where the swizzle keeps both conflict-free); vector moves (at most 64 values, a wavefront or two)
-// record nothing yet; the other loads, stores and mma.sync have no op kind, so they refuse to run
-// rather than leave a silent hole in the op stream.
+// k ascending. In trace mode the register <-> shared moves record smem_load / smem_store ops with
+// the walk the device backend takes (sim::SmemWalk), which the simulator costs with the bank model;
+// mma.sync has no op kind yet, so it refuses to run rather than leave a silent hole in the stream.
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -30,34 +28,52 @@ template <class RT, class ST> inline void check_offsets(const char* op, int row0
                                 std::to_string(ST::cols) + " shared tile");
 }
 
+// How the device backend walks a register tile of type T, layout L through shared memory.
+template <class T, class L> constexpr sim::SmemWalk tile_walk() {
+  if constexpr (sizeof(T) == 2) return sim::SmemWalk::matrix_x4;
+  else if constexpr (std::is_same_v<L, row_l>) return sim::SmemWalk::row_pairs;
+  else return sim::SmemWalk::column_pairs;
+}
+
+inline void emit_smem(sim::OpKind kind, const void* base, const layout::SmemLayout& tile, int row0, int col0, int rows,
+                      int cols, sim::SmemWalk walk) {
+  sim::TraceOp op = sim::make_op(kind, host::smem_offset(base), 0, static_cast<uint32_t>(rows * cols) * tile.elem_bytes);
+  op.smem = {tile, static_cast<uint16_t>(row0), static_cast<uint16_t>(col0), static_cast<uint16_t>(rows),
+             static_cast<uint16_t>(cols), walk};
+  host::emit(op);
+}
+
+// A shared vector as the 1 x N tile the bank model sees.
+template <class SV> constexpr layout::SmemLayout vector_layout() {
+  return {static_cast<uint32_t>(sizeof(typename SV::dtype)), 1, static_cast<uint32_t>(SV::length), layout::Swizzle::none, 0};
+}
+template <class L> constexpr sim::SmemWalk vector_walk() {
+  return std::is_same_v<L, by_group_l> ? sim::SmemWalk::vector_by_group : sim::SmemWalk::vector_by_thread;
+}
+
 template <class T, int R, int C, class L, class ST>
 inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, int col0) {
-  not_traced("warp::load");
   check_offsets<rt<T, R, C, L>, ST>("warp::load", row0, col0);
+  if (host::tracing())
+    return emit_smem(sim::OpKind::smem_load, src.data, ST::smem_layout(), row0, col0, R, C, tile_walk<T, L>());
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) dst.v[r][c] = *src.at(row0 + r, col0 + c);
 }
 template <class ST, class T, int R, int C, class L>
 inline void store_smem(ST& dst, const rt<T, R, C, L>& src, int row0, int col0) {
   check_offsets<rt<T, R, C, L>, ST>("warp::store", row0, col0);
-  if constexpr (sizeof(T) == 2 && std::is_same_v<L, row_l>) {
-    if (host::tracing()) {
-      sim::TraceOp op = sim::make_op(sim::OpKind::smem_store, host::smem_offset(dst.data), 0, static_cast<uint32_t>(R * C * sizeof(T)));
-      op.store = {ST::smem_layout(), static_cast<uint16_t>(row0), static_cast<uint16_t>(col0), R, C};
-      return host::emit(op);
-    }
-  }
-  not_traced("warp::store");
+  if (host::tracing())
+    return emit_smem(sim::OpKind::smem_store, dst.data, ST::smem_layout(), row0, col0, R, C, tile_walk<T, L>());
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) *dst.at(row0 + r, col0 + c) = src.v[r][c];
 }
 
 template <class T, int N, class L, class SV> inline void load_vec(rv<T, N, L>& dst, const SV& src) {
-  if (host::tracing()) return;  // not traced yet (see above)
+  if (host::tracing()) return emit_smem(sim::OpKind::smem_load, src.data, vector_layout<SV>(), 0, 0, 1, N, vector_walk<L>());
   for (int n = 0; n < N; ++n) dst.v[n] = src.data[n];
 }
 template <class SV, class T, int N, class L> inline void store_vec(SV& dst, const rv<T, N, L>& src) {
-  if (host::tracing()) return;  // not traced yet (see above)
+  if (host::tracing()) return emit_smem(sim::OpKind::smem_store, dst.data, vector_layout<SV>(), 0, 0, 1, N, vector_walk<L>());
   for (int n = 0; n < N; ++n) dst.data[n] = src.v[n];
 }
 
