@@ -409,12 +409,15 @@ class Engine {
           store_busy_ += bytes / p_.store_bytes_per_cycle;
           const double read_done = std::max({start + latency, sm.tma_data_free, store_free_});
           stores_in_flight_.push(read_done);
-          // The L2 allocates the stored lines (written back later): they take room from inputs.
-          l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
-          // The L2 writes the lines back later; back to back, that traffic competes with reads.
-          hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
-          hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
-          report_.hbm_write_bytes += bytes;
+          // The L2 allocates the stored lines (written back later): they take room from inputs. A
+          // box stored again while still there (a reducing store into an accumulator: attention's
+          // dQ) merges into the dirty lines and is written back once, counted at its first store.
+          const bool resident = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
+          if (!resident) {  // written back later; back to back, that traffic competes with reads
+            hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
+            hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+            report_.hbm_write_bytes += bytes;
+          }
           w.open_store = std::max(w.open_store, read_done);
           w.open_write = std::max(w.open_write, read_done);  // complete once in L2
           span(w, op.kind, start, read_done);

@@ -107,7 +107,9 @@ TEST_CASE("attention runs in trace mode: every consumer warp issues its MMAs", "
   // warp and key block, one MMA op for S = Q K^T and one for O += P V, which together do the
   // attention's 4 N D FLOPs for each of the block's (padded) query rows.
   const AttentionShape s{1, 1, 1, 512, 128, false, 0.f};
-  auto grid = ts::kernels::attention_grid_trace(s, false);
+  auto fwd = ts::kernels::attention_grid_traces(s, false);
+  REQUIRE(fwd.size() == 1);
+  auto& grid = fwd[0].grid;
   REQUIRE(grid->blocks() == 3);
   uint64_t mmas = 0, flops = 0, loads = 0;
   for (uint32_t b = 0; b < grid->blocks(); ++b) {
@@ -123,6 +125,24 @@ TEST_CASE("attention runs in trace mode: every consumer warp issues its MMAs", "
   CHECK(mmas == 3 * 3 * 4 * 4 * 2);
   CHECK(flops == uint64_t{3} * 3 * 64 * 4 * 512 * 128);
   CHECK(loads == 3 * (3 * 2 + 4 * 2 * 2));  // per block: Q (3 tiles x 2 column blocks), K and V per key block
-  auto bwd = ts::kernels::attention_grid_trace(s, true);
-  CHECK(bwd->blocks() == 4);
+  // The backward's three launches, each traced to the end (the pre-pass and the dQ conversion move
+  // tiles between registers and shared memory, which trace mode records too).
+  auto bwd = ts::kernels::attention_grid_traces(s, true);
+  REQUIRE(bwd.size() == 3);
+  CHECK(bwd[0].grid->blocks() == 8);  // 512 rows / 64
+  CHECK(bwd[1].grid->blocks() == 4);  // 512 keys / 128
+  CHECK(bwd[2].grid->blocks() == 8);
+  for (auto& launch : bwd) {
+    INFO(launch.name);
+    uint64_t smem_ops = 0, math_ops = 0;
+    auto block = launch.grid->block(0);
+    for (auto& w : block.warps)
+      for (auto batch = w->next_batch(); !batch.empty(); batch = w->next_batch())
+        for (const auto& op : batch) {
+          smem_ops += op.kind == ts::sim::OpKind::smem_load || op.kind == ts::sim::OpKind::smem_store;
+          math_ops += op.kind == ts::sim::OpKind::math;
+        }
+    CHECK(smem_ops > 0);
+    CHECK(math_ops > 0);
+  }
 }

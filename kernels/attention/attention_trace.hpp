@@ -1,18 +1,26 @@
 #pragma once
-// The attention kernels' own sources in the host backend's trace mode: per-warp op streams of a
-// whole grid, for the simulator (the forward, or the backward's main kernel).
+// The attention kernels' own sources in the host backend's trace mode: per-warp op streams of each
+// grid a pass launches, in launch order, for the simulator (the forward: one kernel; the backward:
+// the pre-pass, the main kernel and the dQ conversion, as attention_backward launches them).
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "kernels/attention/attention_api.hpp"
 #include "sim/trace.hpp"
 
 namespace ts::kernels {
 
+struct TracedLaunch {
+  std::string name;  // "forward", "backward prep", "backward", "backward dq"
+  std::unique_ptr<sim::GridTrace> grid;
+};
+
 #if TILESCOPE_HAVE_HOST_BACKEND
-std::unique_ptr<sim::GridTrace> attention_grid_trace(const AttentionShape& shape, bool backward);
+// Throws std::invalid_argument for a shape or config that cannot run (validate(), resolve()).
+std::vector<TracedLaunch> attention_grid_traces(const AttentionShape& shape, bool backward, const AttentionConfig& cfg = {});
 #else
-inline std::unique_ptr<sim::GridTrace> attention_grid_trace(const AttentionShape&, bool) {
+inline std::vector<TracedLaunch> attention_grid_traces(const AttentionShape&, bool, const AttentionConfig& = {}) {
   throw std::invalid_argument("this build has no host backend (Boost.Context was not found), so no trace mode to simulate");
 }
 #endif
