@@ -51,6 +51,22 @@ struct MachineSpec {
   Quantity wgmma_m64n64k16_latency;   // cycles from issue to wgmma.wait_group 0 returning, one instruction
   Quantity wgmma_m64n128k16_latency;
   Quantity wgmma_m64n256k16_latency;
+  // The SM core: sub-partitions, each with one warp scheduler, and the math pipes behind them. An
+  // interval is the cycles between two warp instructions on one sub-partition's pipe (every
+  // sub-partition of every SM busy); a latency the cycles from one instruction to a dependent one.
+  Quantity sub_partitions;            // sub-partitions (processing blocks) per SM
+  Quantity issue_per_cycle;           // warp instructions a sub-partition's scheduler issues per cycle
+  Quantity fma_interval;              // cycles/instruction, FFMA (fma.rn.f32)
+  Quantity fma_latency;               // cycles
+  Quantity alu_interval;              // FMNMX (max.f32)
+  Quantity alu_latency;
+  Quantity sfu_interval;              // MUFU.EX2 (ex2.approx.ftz.f32)
+  Quantity sfu_latency;
+  Quantity convert_interval;          // F2FP.BF16.F32.PACK_AB (cvt.rn.bf16x2.f32)
+  Quantity convert_latency;
+  Quantity shuffle_interval;          // SHFL.BFLY (shfl.sync.bfly.b32)
+  Quantity shuffle_latency;
+  Quantity named_barrier_cycles;      // cycles per bar.sync 1, 256 with two warpgroups looping on it
   Quantity tma_load_latency_l2_hit;   // cycles, one 16 KB box (128 x 64 bf16), issue to mbarrier wait return
   Quantity tma_load_latency_hbm;      // cycles, the same box not in L2
   Quantity tma_bandwidth_per_sm;      // bytes/cycle, one SM's TMA loads from L2
