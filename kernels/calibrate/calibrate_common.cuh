@@ -1,8 +1,9 @@
 #pragma once
 // What the microbenchmarks of `tilescope calibrate` share (calibrate.cu runs them; calibrate_sm.cu,
 // calibrate_memory.cu and calibrate_pipes.cu hold them): checked CUDA calls, device buffers, event
-// timing, medians; clock and SM-id reads and random fills on the device; per-SM block timings; the
-// sizes of a full and a --quick run; and the Context every step adds its figures to. nvcc only.
+// timing, medians; clock and SM-id reads and a hash for random data on the device; per-SM block
+// timings; the sizes of a full and a --quick run; and the Context every step adds its figures to.
+// nvcc only.
 #include <cuda_runtime.h>
 
 #include <algorithm>
