@@ -226,6 +226,9 @@ void pipe_n(Context& ctx, const PipeInfo& pi) {
   const std::string name = pi.name, how = std::string(pi.instruction) + ", nothing else in the loop but its counter add, compare and branch; the difference of two runs whose loops hold " +
                                             std::to_string(kLongUnroll) + " and " + std::to_string(kShortUnroll) + " steps a chain an iteration (loop overhead cancels)";
   const double got = median(interval);
+  // A difference of two timings: noise (a --quick run's few iterations) could make it meaningless.
+  if (!(got > 0) || !(median(latency) > 0))
+    throw std::runtime_error(name + ": the longer loop was not slower (interval " + fmt("%g", got) + ", latency " + fmt("%g", median(latency)) + ")");
   ctx.field(name + "_interval", round_to(got, 2), "cycles/instruction",
             "one block per SM on all " + std::to_string(sms) + " SMs, " + std::to_string(warps) + " warps (" + std::to_string(kWarpsPerSubPartition) +
                 " per sub-partition), each thread " + std::to_string(kIlp) + " independent chains of " + how + ", " + std::to_string(iters) +
@@ -276,6 +279,7 @@ void named_barrier(Context& ctx) {
     const double long_run = block_cycles(named_barrier_kernel<kLongUnroll>);
     per.push_back((long_run - short_run) / (double(iters) * (kLongUnroll - kShortUnroll)));
   }
+  if (!(median(per) > 0)) throw std::runtime_error("named barrier: the longer loop was not slower (" + fmt("%g", median(per)) + " cycles)");
   ctx.field("named_barrier_cycles", round_to(median(per), 1), "cycles",
             "one block of 256 threads (two warpgroups, 8 warps) per SM on all " + std::to_string(sms) +
                 " SMs, every warp looping on bar.sync 1, 256 (SASS: one BAR.SYNC a barrier, nothing else in the loop but its counter add, compare and branch); cycles per barrier from the difference of runs with " +
