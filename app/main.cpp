@@ -16,12 +16,17 @@ int main(int argc, char** argv) {
   verbs.push_back(ts::app::add_sim_verb(cli));
   verbs.push_back(ts::app::add_compare_verb(cli));
   std::string lessons_dir;
+  ts::app::GuiOptions gui;
   cli.add_option("--lessons-dir", lessons_dir, "With no verb: folder of lesson files the GUI opens");
+  cli.add_option("--student", gui.student, "With no verb: whose exercise attempts these are (default: $TILESCOPE_STUDENT, else $USER)");
+  cli.add_option("--results-file", gui.results_file,
+                 "With no verb: where attempts are appended (default: $TILESCOPE_RESULTS, else ~/.local/share/tilescope/results.jsonl)");
+  cli.add_flag("--teacher", gui.teacher, "With no verb: show the exercises' keys and the attempts");
   try {
     cli.parse(argc, argv);
     for (auto& run : verbs)
       if (int rc = run(); rc >= 0) return rc;
-    return ts::app::run_lesson_gui(lessons_dir);
+    return ts::app::run_lesson_gui(lessons_dir, gui);
   } catch (const CLI::CallForHelp&) {
     std::cout << cli.help();
     return 0;

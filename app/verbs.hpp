@@ -1,6 +1,7 @@
 #pragma once
 // Each verb adds its subcommand to the CLI and returns the function that runs it.
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -17,7 +18,11 @@ VerbRun add_compare_verb(CLI::App& cli);
 VerbRun add_calibrate_verb(CLI::App& cli);
 
 // No verb: the lesson app (or, in a build without the GUI, a one-line UsageError).
-int run_lesson_gui(const std::string& lessons_dir);
+struct GuiOptions {
+  std::string student, results_file;  // empty: the defaults (viz/lesson/results.hpp)
+  bool teacher = false;
+};
+int run_lesson_gui(const std::string& lessons_dir, const GuiOptions& options);
 
 // Raised by verbs for bad input: main prints "tilescope: <message>" and exits with status 2.
 struct UsageError : std::runtime_error {

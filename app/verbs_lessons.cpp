@@ -7,6 +7,7 @@
 #include "app/lessons_folder.hpp"
 #include "viz/lesson/gemm_sim.hpp"
 #include "viz/lesson/measured.hpp"
+#include "viz/lesson/results.hpp"
 
 namespace ts::app {
 
@@ -70,11 +71,27 @@ int print_sim_timing(const viz::LessonSet& set) {
 VerbRun add_lessons_verb(CLI::App& cli) {
   auto dir = std::make_shared<std::string>();
   auto timing = std::make_shared<bool>(false);
+  auto results = std::make_shared<bool>(false);
+  auto results_files = std::make_shared<std::vector<std::string>>();
   auto* cmd = cli.add_subcommand("lessons", "List the lessons and their steps, and check the lesson files");
   cmd->add_option("--dir,--lessons-dir", *dir, "Folder of lesson files (default: $TILESCOPE_LESSONS_DIR, else lessons/)");
   cmd->add_flag("--sim-timing", *timing, "Time the simulation behind each step's scene instead of listing the steps");
-  return [cmd, dir, timing]() -> int {
+  cmd->add_flag("--results", *results,
+                "Print the exercise attempts as JSON (every attempt, and per student and exercise: attempts, right, first right)");
+  cmd->add_option("--results-file", *results_files,
+                  "With --results: a results file to read, repeatable (default: $TILESCOPE_RESULTS, else "
+                  "~/.local/share/tilescope/results.jsonl)");
+  return [cmd, dir, timing, results, results_files]() -> int {
     if (!cmd->parsed()) return -1;
+    if (!results_files->empty() && !*results) throw UsageError("--results-file needs --results");
+    if (*results) {
+      std::vector<std::filesystem::path> files(results_files->begin(), results_files->end());
+      if (files.empty()) files.push_back(viz::default_results_file());
+      const viz::ResultsFile r = viz::load_results(files);
+      std::cout << viz::results_json(r, files) << "\n";
+      for (const auto& p : r.problems) std::cerr << p << "\n";
+      return r.problems.empty() ? 0 : 1;
+    }
     const viz::LessonSet set = load_lessons_or_usage_error(*dir);
     if (*timing) return print_sim_timing(set);
     if (set.lessons.empty() && set.errors.empty())

@@ -30,9 +30,11 @@ std::pair<int, int> parse_size(const std::string& text) {
 
 VerbRun add_render_verb(CLI::App& cli) {
   struct Args {
-    std::string lesson, out, size = "1280x800", lessons_dir;
+    std::string lesson, out, size = "1280x800", lessons_dir, answer;
     int step = 1, frames = 15;
     double sim_wait = 300;
+    bool teacher = false;
+    uint64_t seed = 1;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = cli.add_subcommand("render", "Draw one lesson step, the whole app frame, to a PNG without a window");
@@ -44,6 +46,9 @@ VerbRun add_render_verb(CLI::App& cli) {
   cmd->add_option("--lessons-dir", args->lessons_dir, "Folder of lesson files (default: $TILESCOPE_LESSONS_DIR, else lessons/)");
   cmd->add_option("--sim-wait", args->sim_wait, "Seconds to wait for the step's simulations (0: draw what is done)")
       ->capture_default_str();
+  cmd->add_option("--answer", args->answer, "An exercise step: commit this answer and draw the feedback and the scene");
+  cmd->add_flag("--teacher", args->teacher, "An exercise step: draw it as a teacher sees it (the key)");
+  cmd->add_option("--seed", args->seed, "An exercise step: the seed its question is drawn with (not 0)")->capture_default_str();
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
 #ifndef TILESCOPE_HAVE_GUI
@@ -66,8 +71,15 @@ VerbRun add_render_verb(CLI::App& cli) {
       throw UsageError("lesson '" + args->lesson + "' has steps 1 to " + std::to_string(steps) + ", not " +
                        std::to_string(args->step));
 #ifdef TILESCOPE_HAVE_GUI
+    if (args->seed == 0) throw UsageError("--seed must not be 0");
     viz::HeadlessRenderer renderer(std::move(set));
     renderer.set_simulation_wait(args->sim_wait);
+    viz::Classroom classroom;
+    classroom.results_file.clear();  // a picture records no attempt
+    classroom.seed = args->seed;
+    classroom.teacher = args->teacher;
+    classroom.answer = args->answer;
+    renderer.set_classroom(classroom);
     if (width > renderer.max_size() || height > renderer.max_size())
       throw UsageError("--size " + args->size + " is larger than this OpenGL driver allows (" +
                        std::to_string(renderer.max_size()) + " pixels a side)");
@@ -86,11 +98,16 @@ VerbRun add_render_verb(CLI::App& cli) {
   };
 }
 
-int run_lesson_gui(const std::string& lessons_dir) {
+int run_lesson_gui(const std::string& lessons_dir, const GuiOptions& options) {
 #ifdef TILESCOPE_HAVE_GUI
-  return viz::run_gui(load_lessons_or_usage_error(lessons_dir));
+  viz::Classroom classroom;
+  if (!options.student.empty()) classroom.student = options.student;
+  if (!options.results_file.empty()) classroom.results_file = options.results_file;
+  classroom.teacher = options.teacher;
+  return viz::run_gui(load_lessons_or_usage_error(lessons_dir), classroom);
 #else
   (void)lessons_dir;
+  (void)options;
   throw UsageError("this build has no GUI; run a verb (tilescope --help)");
 #endif
 }

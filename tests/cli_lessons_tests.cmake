@@ -26,3 +26,16 @@ endif()
 # Bad input: exit 2, one line.
 expect_cli(2 "does not exist" ARGS lessons --dir ${FIXTURES}/no-such-folder)
 expect_cli(2 "no lesson files" ARGS lessons --dir ${FIXTURES})
+
+# Exercise results: every attempt of the files as JSON, per student and exercise a tally.
+set(RESULTS ${FIXTURES}/../results)
+expect_cli(0 "\"first_right_attempt\": 2" ARGS lessons --results --results-file ${RESULTS}/ada.jsonl)
+expect_cli(0 "\"student\": \"ada\"" ENV TILESCOPE_RESULTS=${RESULTS}/ada.jsonl ARGS lessons --results)
+# A line that is not an attempt: file:line on stderr, exit 1, the good attempts still exported.
+expect_cli(1 "bob.jsonl:2: not an attempt" MULTILINE
+           ARGS lessons --results --results-file ${RESULTS}/ada.jsonl --results-file ${RESULTS}/bob.jsonl)
+string(FIND "${last_stdout}" "\"student\": \"bob\"" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "the export lacks bob's good attempt:\n${last_stdout}")
+endif()
+expect_cli(2 "--results-file needs --results" ARGS lessons --results-file ${RESULTS}/ada.jsonl)

@@ -5,7 +5,11 @@
 #include <filesystem>
 
 #include "viz/gui/scenes.hpp"
-#include "viz/lesson/exercises.hpp"
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "viz/lesson/quiz.hpp"
 
 namespace ts::viz {
 
@@ -51,25 +55,96 @@ void section(const Fonts& f, const char* title) {
   ImGui::Separator();
 }
 
-// The step's exercise: what to do, and the checker's verdict on the knobs as the student left them.
-void exercise_panel(App& app) {
-  const LessonStep* step = current_step(app);
-  if (!step || step->exercise.empty()) return;
-  const ExerciseInfo* info = find_exercise(step->exercise);
-  if (!info) return;
-  section(app.fonts, "Exercise");
-  ImGui::TextWrapped("%s (move: %s)", std::string(info->task).c_str(), std::string(info->answer_knob).c_str());
-  if (!app.edited) {
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour::dim_text));
-    ImGui::TextWrapped("Move the knob; the answer is checked as you go.");
-    ImGui::PopStyleColor();
+void coloured_text(ImU32 col, const std::string& text) {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(col));
+  ImGui::TextWrapped("%s", text.c_str());
+  ImGui::PopStyleColor();
+}
+
+std::string params_text(const QuizParams& p) {
+  std::string s;
+  for (const auto& [name, value] : p) s += (s.empty() ? "" : " ") + name + "=" + std::to_string(value);
+  return s;
+}
+
+// The key, for a teacher only.
+void teacher_key(const App& app) {
+  if (!app.classroom.teacher || !app.attempt) return;
+  const Question& q = app.attempt->question;
+  coloured_text(colour::highlight, "Teacher: key " + key_text(q) + ". " + q.explanation + ". (seed " +
+                                       std::to_string(q.seed) + ", " + params_text(q.params) + ")");
+}
+
+// The open exercise before the answer: the question and a box for the number, in place of the
+// scene (which would show the answer).
+void question_card(App& app) {
+  ExerciseAttempt& at = *app.attempt;
+  const QuizInfo* info = find_quiz(at.question.exercise);
+  ImGui::PushFont(app.fonts.heading);
+  ImGui::TextUnformatted("Exercise: predict, then see");
+  ImGui::PopFont();
+  if (info) ImGui::TextDisabled("%s", std::string(info->title).c_str());
+  ImGui::Spacing();
+  if (!at.question.error.empty()) {
+    coloured_text(colour::error, "This exercise has no question for the lesson's ranges: " + at.question.error);
     return;
   }
-  const ExerciseResult r = check_exercise(step->exercise, step->state, app.state, *app.sims);
-  const ImU32 col = r.verdict == Verdict::right ? colour::good : r.verdict == Verdict::wrong ? colour::error : colour::dim_text;
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(col));
-  ImGui::TextWrapped("%s%s", r.verdict == Verdict::wrong ? "Not yet: " : "", r.message.c_str());
-  ImGui::PopStyleColor();
+  ImGui::PushFont(app.fonts.bold);
+  ImGui::PushTextWrapPos(ImGui::GetContentRegionAvail().x * 0.92f);
+  ImGui::TextWrapped("%s", at.question.text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::PopFont();
+  ImGui::Spacing();
+  ImGui::SetNextItemWidth(180);
+  const bool enter = ImGui::InputText("##answer", at.input.data(), at.input.size(), ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  ImGui::TextUnformatted(at.question.unit.c_str());
+  ImGui::SameLine();
+  if (ImGui::Button("Answer") || enter) answer_exercise(app, at.input.data());
+  if (!at.error.empty()) coloured_text(colour::error, at.error);
+  ImGui::Spacing();
+  ImGui::TextDisabled("The scene appears once you have answered: it would show the answer. Each attempt draws new numbers.");
+  teacher_key(app);
+}
+
+// After the answer: the verdict above the revealed scene.
+void answer_banner(App& app) {
+  const ExerciseAttempt& at = *app.attempt;
+  const Attempt& r = at.record;
+  ImGui::PushFont(app.fonts.bold);
+  coloured_text(r.right ? colour::good : colour::error,
+                (r.right ? "Right: " + key_text(at.question) : "Not right: you answered " + r.given + "; the key is " + key_text(at.question)));
+  ImGui::PopFont();
+  ImGui::TextWrapped("%s. Below: the scene for this question.", at.question.explanation.c_str());
+  if (!at.error.empty()) coloured_text(colour::error, at.error);
+  if (ImGui::Button("New question")) new_question(app);
+  ImGui::SameLine();
+  if (app.classroom.results_file.empty()) ImGui::TextDisabled("attempt of %s (not recorded here)", r.student.c_str());
+  else if (at.error.empty()) ImGui::TextDisabled("attempt saved for %s", r.student.c_str());
+  ImGui::Separator();
+}
+
+// The left panel's part of the exercise: where to answer, and for a teacher this session's attempts.
+void exercise_panel(App& app) {
+  if (!app.attempt) return;
+  section(app.fonts, "Exercise");
+  const QuizInfo* info = find_quiz(app.attempt->question.exercise);
+  ImGui::TextWrapped("%s: %s", info ? std::string(info->title).c_str() : "?",
+                     app.attempt->answered ? "answered (New question for another)" : "answer in the scene panel");
+  if (!app.classroom.teacher) return;
+  section(app.fonts, "Attempts (teacher)");
+  ImGui::PushFont(app.fonts.small);
+  ImGui::TextDisabled("results: %s", app.classroom.results_file.string().c_str());
+  const size_t shown = std::min<size_t>(app.session.size(), 8);
+  for (size_t i = app.session.size() - shown; i < app.session.size(); ++i) {
+    const Attempt& a = app.session[i];
+    char key[32];
+    std::snprintf(key, sizeof key, "%.4g", a.key);
+    coloured_text(a.right ? colour::good : colour::error,
+                  a.student + ", " + a.exercise + ": " + a.given + (a.right ? " (right)" : " (key " + std::string(key) + ")"));
+  }
+  if (app.session.empty()) ImGui::TextDisabled("none in this session; tilescope lessons --results exports them all");
+  ImGui::PopFont();
 }
 
 void lesson_panel(App& app) {
@@ -118,13 +193,32 @@ void lesson_panel(App& app) {
   else changed = edit_knobs(app.state);
   ImGui::PopItemWidth();
   app.edited |= changed;
-  if (app.edited && ImGui::Button("Reset to this step's knobs")) open_step(app, app.lesson, app.step);
+  if (app.edited && ImGui::Button("Reset to this step's knobs")) {
+    if (app.attempt) {  // keep the question: back to its scene (or the step's, before the answer)
+      app.state = app.attempt->answered ? app.attempt->question.reveal : app.lessons.lessons[app.lesson].steps[app.step].state;
+      app.edited = false;
+    } else {
+      open_step(app, app.lesson, app.step);
+    }
+  }
   exercise_panel(app);
 }
 
 void scene_panel(App& app, Rect area) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const LessonStep* step = current_step(app);
+  if (app.attempt && !app.attempt->answered) {
+    question_card(app);
+    return;
+  }
+  // Once answered, the banner takes the top of the panel and the scene the rest, with the
+  // question's highlights.
+  std::vector<std::string> highlights = step ? step->highlights : std::vector<std::string>{};
+  if (app.attempt) {
+    answer_banner(app);
+    area.min.y = ImGui::GetCursorScreenPos().y + 4;
+    highlights = app.attempt->question.reveal_highlights;
+  }
   if (!step) {
     text_at(dl, app.fonts.heading, area.min, colour::error, "No lesson could be loaded.");
     text_at(dl, app.fonts.body, ImVec2(area.min.x, area.min.y + 28), colour::text,
@@ -134,19 +228,19 @@ void scene_panel(App& app, Rect area) {
   if (const auto* roof = std::get_if<RooflineState>(&app.state)) {
     std::string error;
     if (const sim::MachineSpec* spec = machine(app, roof->machine, error))
-      draw_roofline(*roof, *spec, step->highlights, app.fonts, dl, area);
+      draw_roofline(*roof, *spec, highlights, app.fonts, dl, area);
     else
       text_at(dl, app.fonts.bold, area.min, colour::error, error);
     return;
   }
   if (const auto* banks = std::get_if<BanksState>(&app.state)) {
-    draw_banks(*banks, step->highlights, app.fonts, dl, area);
+    draw_banks(*banks, highlights, app.fonts, dl, area);
     return;
   }
   if (const auto* src = std::get_if<SourceState>(&app.state)) {
     const std::string file = step->source_file.empty() ? "kernels/gemm/gemm.cuh" : step->source_file;
     draw_source(file, step->source_line, step->source_lines, static_cast<int>(src->context), app.fonts,
-                has(step->highlights, "code"), dl, area);
+                has(highlights, "code"), dl, area);
     return;
   }
   // The GEMM scenes simulate on the machine the measurements were taken on.
@@ -156,7 +250,7 @@ void scene_panel(App& app, Rect area) {
     text_at(dl, app.fonts.bold, area.min, colour::error, error);
     return;
   }
-  const SceneContext c{app.fonts, step->highlights, dl, *app.sims, *app.measured, *spec};
+  const SceneContext c{app.fonts, highlights, dl, *app.sims, *app.measured, *spec};
   std::visit(
       [&](const auto& s) {
         using S = std::decay_t<decltype(s)>;
@@ -219,6 +313,49 @@ void open_step(App& app, int lesson, int step) {
   app.state = s.state;
   app.edited = false;
   app.text = parse_markdown(s.markdown);
+  app.attempt.reset();
+  if (!s.exercise.empty()) new_question(app);
+}
+
+void new_question(App& app) {
+  const LessonStep* step = current_step(app);
+  const QuizInfo* info = step ? find_quiz(step->exercise) : nullptr;
+  if (!info) return;
+  // A fixed seed gives the same questions in the same order (pictures, tests); otherwise every
+  // attempt, of every student, draws its own.
+  const uint64_t seed = app.classroom.seed
+                            ? app.classroom.seed + app.questions_drawn
+                            : (uint64_t(std::random_device{}()) << 32) ^
+                                  uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) ^ app.questions_drawn;
+  ++app.questions_drawn;
+  app.attempt = ExerciseAttempt{};
+  app.attempt->question = draw_question(*info, step->exercise_ranges, step->state, seed);
+  app.state = step->state;
+  app.edited = false;
+  if (!app.classroom.answer.empty()) answer_exercise(app, app.classroom.answer);
+}
+
+void answer_exercise(App& app, const std::string& typed) {
+  if (!app.attempt || app.attempt->answered || !app.attempt->question.error.empty()) return;
+  ExerciseAttempt& at = *app.attempt;
+  double value = 0;
+  if (!parse_answer(typed, value)) {
+    at.error = "'" + typed + "' is not a number: type one (1365, 1,365 and 12.5 all work)";
+    return;
+  }
+  at.error.clear();
+  const Lesson& lesson = app.lessons.lessons[app.lesson];
+  at.record = make_attempt(at.question, app.classroom.student, lesson.id, app.step + 1, typed, value);
+  if (!app.classroom.results_file.empty()) {
+    try {
+      append_attempt(app.classroom.results_file, at.record);
+    } catch (const std::exception& e) {
+      at.error = std::string(e.what()) + ": this attempt is not saved";
+    }
+  }
+  app.session.push_back(at.record);
+  at.answered = true;
+  app.state = at.question.reveal;
 }
 
 void draw_app_frame(App& app) {

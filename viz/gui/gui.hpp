@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "viz/lesson/lesson.hpp"
+#include "viz/lesson/results.hpp"
 
 namespace ts::viz {
 
 // Opens the window and runs until it is closed. Throws std::runtime_error when no OpenGL 3.3
 // window can be opened (no display, no driver).
-int run_gui(LessonSet lessons);
+int run_gui(LessonSet lessons, Classroom classroom = {});
 
 struct FrameCapture {
   int width = 0, height = 0;
@@ -44,6 +45,9 @@ class HeadlessRenderer {
   // scene then says "not simulated here".
   void set_simulation_wait(double seconds);
   void allow_slow_simulations(bool allow);
+  // The exercise settings for the next render (seed, teacher, an answer to commit; no results file
+  // unless one is given).
+  void set_classroom(Classroom classroom);
   // Draws `warmup` frames, then `timed` frames of the lesson's step (both 0-based), and returns the
   // last one's pixels and the timed frames' durations. Throws std::invalid_argument for a lesson,
   // step or size that does not exist.

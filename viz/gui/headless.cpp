@@ -18,6 +18,11 @@ struct HeadlessRenderer::Impl {
   int max_size = 0;
   App app;
   double simulation_wait = 300;
+  Impl() {
+    // Pictures are reproducible and record nothing: a fixed seed, no results file.
+    app.classroom.seed = 1;
+    app.classroom.results_file.clear();
+  }
 };
 
 HeadlessRenderer::HeadlessRenderer(LessonSet lessons) : impl_(std::make_unique<Impl>()) {
@@ -47,6 +52,7 @@ void HeadlessRenderer::set_lessons(LessonSet lessons) { use_lessons(impl_->app, 
 int HeadlessRenderer::max_size() const { return impl_->max_size; }
 void HeadlessRenderer::set_simulation_wait(double seconds) { impl_->simulation_wait = seconds; }
 void HeadlessRenderer::allow_slow_simulations(bool allow) { impl_->app.sims->slow_allowed = allow; }
+void HeadlessRenderer::set_classroom(Classroom classroom) { impl_->app.classroom = std::move(classroom); }
 std::string HeadlessRenderer::renderer_name() const {
   const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   return name ? name : "unknown";
@@ -62,6 +68,7 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
     throw std::invalid_argument("size " + std::to_string(width) + "x" + std::to_string(height) +
                                 " is outside 1.." + std::to_string(impl_->max_size));
   if (timed < 1) throw std::invalid_argument("at least one timed frame is needed");
+  app.questions_drawn = 0;  // the same question for the same step, render after render
   open_step(app, lesson, step);
 
   const GlFramebufferApi& fb = impl_->fb;

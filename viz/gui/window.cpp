@@ -8,12 +8,13 @@
 
 namespace ts::viz {
 
-int run_gui(LessonSet lessons) {
+int run_gui(LessonSet lessons, Classroom classroom) {
   GLFWwindow* window = open_gl_window(1280, 800, "TileScope", true);
   glfwSwapInterval(1);
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   App app;
+  app.classroom = std::move(classroom);
   init_app(app, std::move(lessons));
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");

@@ -1,6 +1,6 @@
 #include "viz/lesson/lesson.hpp"
 
-#include "viz/lesson/exercises.hpp"
+#include "viz/lesson/quiz.hpp"
 #include "viz/lesson/source_view.hpp"
 
 #include <algorithm>
@@ -177,7 +177,7 @@ class Parser {
             continue;
           }
           if (*key == "exercise") {
-            parse_exercise(step, trim(t.substr(9)), line);
+            parse_exercise(step, t.substr(9), line);
             continue;
           }
           fail(line, "unknown step key '" + std::string(*key) +
@@ -261,18 +261,32 @@ class Parser {
     step.source_lines = std::min(1 + extra, static_cast<int>(src->lines.size()) - found + 1);
   }
 
-  void parse_exercise(LessonStep& step, std::string_view id, int line) {
+  // "exercise: ID [name=lo..hi[/step] | name=a,b,c ...]": the exercise and the ranges its
+  // parameters are drawn from (each checked against what the exercise allows).
+  void parse_exercise(LessonStep& step, std::string_view rest, int line) {
     if (!step.exercise.empty()) fail(line, "'exercise:' given twice in this step");
-    const ExerciseInfo* info = find_exercise(id);
+    const auto words = split_words(rest);
+    if (words.empty()) fail(line, "'exercise:' names no exercise (write exercise: ID [name=lo..hi ...])");
+    const std::string_view id = words[0];
+    const QuizInfo* info = find_quiz(id);
     if (!info) {
       std::string ids;
-      for (const auto& e : exercises()) ids += (ids.empty() ? "" : " ") + std::string(e.id);
+      for (const auto& e : quizzes()) ids += (ids.empty() ? "" : " ") + std::string(e.id);
       fail(line, "unknown exercise '" + std::string(id) + "' (exercises: " + ids + ")");
     }
     if (info->scene != lesson_.scene)
       fail(line, "exercise '" + std::string(id) + "' belongs to scene '" + std::string(scene_info(info->scene).name) +
                      "', not '" + std::string(scene_info(lesson_.scene).name) + "'");
+    for (size_t i = 1; i < words.size(); ++i) {
+      QuizRange range;
+      if (auto reason = parse_quiz_range(*info, words[i], range); !reason.empty()) fail(line, reason);
+      for (const auto& r : step.exercise_ranges)
+        if (r.name == range.name) fail(line, "exercise parameter '" + range.name + "' given twice");
+      range.line = line;
+      step.exercise_ranges.push_back(std::move(range));
+    }
     step.exercise = std::string(id);
+    step.exercise_line = line;
   }
 
   // The step's knobs are all read: check them together and freeze the scene it opens with.

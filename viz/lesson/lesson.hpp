@@ -12,7 +12,7 @@
 //   knobs: swizzle=none rows=16 cols=64 access=ldsm4
 //   highlight: banks totals
 //   source: kernels/gemm/gemm.cuh +2 using a_tile
-//   exercise: zero-conflict-swizzle
+//   exercise: bank-conflicts access=0,1 swizzle=0..3
 //
 //   Markdown prose of the step...
 //
@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "viz/lesson/quiz.hpp"
 #include "viz/lesson/scenes.hpp"
 
 namespace ts::viz {
@@ -44,7 +45,11 @@ struct LessonStep {
   // from there are highlighted. Empty file: the step points at no source.
   std::string source_file, source_text;
   int source_line = 0, source_lines = 1;
-  std::string exercise;  // "exercise: ID": the checker (viz/lesson/exercises.hpp) this step asks for
+  // "exercise: ID [param=range ...]": the exercise (viz/lesson/quiz.hpp) this step ends with, and
+  // the ranges the lesson gives its parameters (the others keep the exercise's defaults).
+  std::string exercise;
+  std::vector<QuizRange> exercise_ranges;
+  int exercise_line = 0;
 };
 
 struct Lesson {
