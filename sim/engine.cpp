@@ -13,14 +13,15 @@
 #include "sim/banks.hpp"
 #include "sim/l2.hpp"
 #include "sim/smem_walk.hpp"
+#include "sim/tensor_core.hpp"
 
 namespace ts::sim {
 
 namespace {
 
 bool uses_shared_unit(OpKind k) {
-  return k == OpKind::mma || k == OpKind::math || k == OpKind::tma_load || k == OpKind::tma_store ||
-         k == OpKind::smem_store || k == OpKind::smem_load;
+  return k == OpKind::mma || k == OpKind::mma_wait || k == OpKind::math || k == OpKind::tma_load ||
+         k == OpKind::tma_store || k == OpKind::smem_store || k == OpKind::smem_load;
 }
 
 // Transaction bytes are credited when a TMA op is issued, together with the time they land
@@ -34,29 +35,6 @@ struct Barrier {
   uint32_t id = 0;  // for the barrier event log only
 };
 
-// The groups a warp has committed and not yet waited for (MMA groups, bulk store groups): a few
-// at a time, kept in place rather than on the heap.
-template <class T>
-class GroupFifo {
- public:
-  static constexpr size_t kCapacity = 16;
-  size_t size() const { return size_; }
-  const T& front() const { return items_[head_]; }
-  void push_back(const T& v) {
-    if (size_ == kCapacity)
-      throw std::runtime_error("a warp has more than " + std::to_string(kCapacity) + " MMA or bulk-store groups in flight");
-    items_[(head_ + size_++) % kCapacity] = v;
-  }
-  void pop_front() {
-    head_ = (head_ + 1) % kCapacity;
-    --size_;
-  }
-
- private:
-  std::array<T, kCapacity> items_{};
-  size_t head_ = 0, size_ = 0;
-};
-
 struct Warp {
   uint32_t block = 0, index = 0;  // resident block slot, warp within the block
   uint32_t sm = 0;
@@ -66,8 +44,8 @@ struct Warp {
   double blocked_since = 0;
   const TraceOp* op = nullptr;           // the op in hand, inside the current batch
   std::span<const TraceOp> batch;        // ops pulled from the source, not yet run
-  double open_mma = 0;
-  GroupFifo<double> mma_groups;     // completion time per committed group
+  WarpMma mma;              // its MMAs on its sub-partition's tensor core
+  uint32_t mma_keep = 0;    // blocked in mma_wait: until at most this many groups are pending
   double open_store = 0;
   struct StoreGroup {
     double read_done, write_done;  // shared memory read; global memory written
@@ -110,10 +88,13 @@ struct Block {
 // One of the SM's four processing blocks: a scheduler, the math pipes and a tensor core. Each is a
 // server that takes requests in time order and is busy until `*_free`.
 struct SubPartition {
-  double issue_free = 0, tensor_free = 0;
+  double issue_free = 0;
   std::array<double, kPipes> pipe_free{};
-  double issue_busy = 0, tensor_busy = 0;
+  double issue_busy = 0;
   std::array<double, kPipes> pipe_busy{};
+  TensorCore tensor;                  // shared in turns, not a server in order of arrival
+  std::vector<uint32_t> mma_waiters;  // warps blocked in mma_wait on this core
+  double wake_at = -1;                // when the pending tensor event fires (-1: none)
 };
 
 struct Sm {
@@ -123,13 +104,16 @@ struct Sm {
   uint32_t blocks = 0, threads = 0, shared = 0, registers = 0;
 };
 
-// The only event: a warp may run again at `time`. Ties go in order of scheduling (seq).
+// A warp may run again at `time`; or a wake group (several warps) may; or a tensor core reaches a
+// group an mma_wait is blocked on. Ties go in order of scheduling (seq).
 struct Event {
-  static constexpr uint32_t kGroup = 1u << 23;  // the id names a wake group, not a warp
+  static constexpr uint32_t kGroup = 1u << 23;   // the id names a wake group, not a warp
+  static constexpr uint32_t kTensor = 1u << 22;  // the id names a sub-partition (SM x 4 + index)
   double time;
   uint64_t order;  // seq << 24 | id: 16 bytes an event, compared in one go
   bool is_group() const { return (order & kGroup) != 0; }
-  uint32_t warp() const { return static_cast<uint32_t>(order & (kGroup - 1)); }
+  bool is_tensor() const { return (order & (kGroup | kTensor)) == kTensor; }
+  uint32_t warp() const { return static_cast<uint32_t>(order & (kTensor - 1)); }
   bool operator>(const Event& o) const { return time != o.time ? time > o.time : order > o.order; }
 };
 
@@ -159,6 +143,10 @@ class Engine {
       const Event e = events_.top();
       events_.pop();
       now_ = e.time;
+      if (e.is_tensor()) {
+        tensor_event(e.warp());
+        continue;
+      }
       if (!e.is_group()) {
         run_warp(e.warp());
         continue;
@@ -179,7 +167,7 @@ class Engine {
 
  private:
   void push(double time, uint32_t warp) {
-    if (warp >= Event::kGroup) throw std::runtime_error("more than 8M warps in one simulation");
+    if (warp >= Event::kTensor) throw std::runtime_error("more than 4M warps in one simulation");
     events_.push({time, (seq_++ << 24) | warp});
   }
   // One event for several warps that wake at the same time (a barrier's waiters).
@@ -196,6 +184,36 @@ class Engine {
     groups_[id].swap(warps);  // hands the list over; `warps` gets an emptied one back
     warps.clear();
     events_.push({time, (seq_++ << 24) | Event::kGroup | id});
+  }
+
+  // MMA waits. A warp whose group is not through blocks; its sub-partition's core schedules one
+  // event, for when the earliest group any waiter needs would be through as things stand. New
+  // work moves that time, so an event that is no longer the pending one is ignored.
+  void schedule_tensor_event(uint32_t sm_id, uint32_t sub) {
+    SubPartition& sp = sms_[sm_id].sub[sub];
+    double target = std::numeric_limits<double>::infinity();
+    for (uint32_t x : sp.mma_waiters) {
+      const WarpMma& m = warps_[x].mma;
+      target = std::min(target, m.groups[m.groups.size() - warps_[x].mma_keep - 1].threshold);
+    }
+    const double at = sp.mma_waiters.empty() ? -1 : sp.tensor.predict(target);
+    if (at == sp.wake_at || !(at < std::numeric_limits<double>::infinity())) return;
+    sp.wake_at = at;
+    if (at >= 0) events_.push({std::max(at, now_), (seq_++ << 24) | Event::kTensor | (sm_id * kMaxSubPartitions + sub)});
+  }
+  void tensor_event(uint32_t id) {
+    const uint32_t sm_id = id / kMaxSubPartitions, sub = id % kMaxSubPartitions;
+    SubPartition& sp = sms_[sm_id].sub[sub];
+    if (sp.wake_at < 0 || std::max(sp.wake_at, 0.0) > now_ + 1e-9 || sp.wake_at < now_ - 1e-9) return;  // superseded
+    sp.wake_at = -1;
+    sp.tensor.advance(now_);
+    std::erase_if(sp.mma_waiters, [&](uint32_t x) {
+      const WarpMma& m = warps_[x].mma;
+      if (m.groups[m.groups.size() - warps_[x].mma_keep - 1].done < 0) return false;
+      push(now_, x);  // re-runs its mma_wait, which now finds the group through
+      return true;
+    });
+    schedule_tensor_event(sm_id, sub);
   }
   // When the next event happens: the queue's first, or the rest of the wake group being run.
   double next_event_time() const {
@@ -453,28 +471,29 @@ class Engine {
         }
         case OpKind::mma: {
           // A warpgroup's four warps each issue their quarter of a wgmma, onto their own
-          // sub-partition's tensor core, which runs a quarter of the SM's rate.
+          // sub-partition's tensor core, which runs a quarter of the SM's rate when one warp has
+          // it to itself and shares it in turns when several do.
           SubPartition& sp = sub_partition(sm, w);
-          const double start = std::max(w.time, sp.tensor_free);
-          const double duration = double(op.flops) * p_.sub_partitions / p_.mma_flops_per_cycle;
-          sp.tensor_free = start + duration;
-          sp.tensor_busy += duration;
+          sp.tensor.issue(w.mma, w.time, double(op.flops) * p_.sub_partitions / p_.mma_flops_per_cycle);
           report_.flops += double(op.flops);
-          w.open_mma = std::max(w.open_mma, start + duration + p_.mma_latency);
-          span(w, op.kind, start, start + duration);
+          if (!sp.mma_waiters.empty()) schedule_tensor_event(blk.sm, w.index % p_.sub_partitions);
           break;
         }
         case OpKind::mma_commit:
-          w.mma_groups.push_back(w.open_mma);
-          w.open_mma = 0;
+          if (w.mma.open.threshold < 0) w.mma.open = {0, w.time, w.time};  // an empty group is through at once
+          w.mma.groups.push_back(w.mma.open);
+          w.mma.open = MmaGroup{-1};
           break;
         case OpKind::mma_wait: {
-          const double before = w.time;
-          while (w.mma_groups.size() > op.count) {
-            w.time = std::max(w.time, w.mma_groups.front());
-            w.mma_groups.pop_front();
+          SubPartition& sp = sub_partition(sm, w);
+          sp.tensor.advance(w.time);
+          if (!run_mma_wait(w, op.count)) {
+            block_warp(w);
+            w.mma_keep = op.count;
+            sp.mma_waiters.push_back(wid);
+            schedule_tensor_event(blk.sm, w.index % p_.sub_partitions);
+            return;
           }
-          if (w.time > before) span(w, op.kind, before, w.time);  // waiting for wgmma results
           break;
         }
         case OpKind::smem_store:
@@ -511,6 +530,23 @@ class Engine {
   }
 
   SubPartition& sub_partition(Sm& sm, const Warp& w) const { return sm.sub[w.index % p_.sub_partitions]; }
+
+  // Retires the warp's MMA groups until at most `keep` are pending; false if one is not through yet.
+  // Results reach the registers mma_latency after the core is through with a group.
+  bool run_mma_wait(Warp& w, uint32_t keep) {
+    while (w.mma.groups.size() > keep) {
+      const MmaGroup& g = w.mma.groups.front();
+      if (g.done < 0) return false;
+      span(w, OpKind::mma, g.issued, g.done);
+      const double ready = g.done + p_.mma_latency;
+      if (ready > w.time) {
+        if (!w.blocked) span(w, OpKind::mma_wait, w.time, ready);  // waiting for wgmma results
+        w.time = ready;
+      }
+      w.mma.groups.pop_front();
+    }
+    return true;
+  }
 
   // A register op's instructions: the scheduler issues them one per issue_interval, each pipe
   // takes its own at its rate, all from when the warp gets its first issue slot; the warp goes on
@@ -595,7 +631,7 @@ class Engine {
       tma += s.tma_busy;
       for (uint32_t i = 0; i < p_.sub_partitions; ++i) {
         const SubPartition& sp = s.sub[i];
-        tensor += sp.tensor_busy;
+        tensor += sp.tensor.busy_cycles();
         report_.issue_busy[i] += sp.issue_busy;
         for (int k = 0; k < kPipes; ++k) report_.pipe_busy[k] += sp.pipe_busy[k];
       }

@@ -1,0 +1,69 @@
+#include "sim/tensor_core.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace ts::sim {
+
+namespace {
+constexpr double kEps = 1e-9;
+}
+
+// Every group of the active warps with a threshold up to v_end completes in the segment that starts
+// at (v_time_, v_) and runs at k real cycles per virtual cycle.
+void TensorCore::record_completions(double v_end, double k) {
+  auto mark = [&](MmaGroup& g) {
+    if (g.done < 0 && g.threshold >= 0 && g.threshold <= v_end + kEps) g.done = v_time_ + std::max(0.0, g.threshold - v_) * k;
+  };
+  for (WarpMma* w : active_) {
+    for (size_t i = 0; i < w->groups.size(); ++i) mark(w->groups[i]);
+    mark(w->open);
+  }
+}
+
+void TensorCore::advance(double t) {
+  while (t > v_time_) {
+    const double k = static_cast<double>(active_.size());
+    if (k == 0) {
+      v_time_ = t;
+      return;
+    }
+    double next_drain = std::numeric_limits<double>::infinity();
+    for (const WarpMma* w : active_) next_drain = std::min(next_drain, w->drain);
+    const double drain_time = v_time_ + (next_drain - v_) * k;
+    const double end = std::min(t, drain_time);
+    const double v_end = end >= drain_time ? next_drain : v_ + (end - v_time_) / k;
+    record_completions(v_end, k);
+    busy_ += end - v_time_;
+    v_ = v_end, v_time_ = end;
+    if (end >= drain_time)
+      std::erase_if(active_, [&](const WarpMma* w) { return w->drain <= v_ + kEps; });
+  }
+}
+
+void TensorCore::issue(WarpMma& w, double t, double cycles) {
+  advance(t);
+  if (w.drain <= v_ + kEps) {  // idle until now: its work starts at the core's present
+    w.drain = v_;
+    active_.push_back(&w);
+  }
+  if (w.open.threshold < 0) w.open = {0, -1, t};
+  w.drain += cycles;
+  w.open.threshold = w.drain;
+  w.open.done = -1;
+}
+
+double TensorCore::predict(double threshold) const {
+  if (threshold <= v_ + kEps) return v_time_;
+  std::vector<double> drains;
+  for (const WarpMma* w : active_) drains.push_back(w->drain);
+  std::sort(drains.begin(), drains.end());
+  double v = v_, t = v_time_, k = static_cast<double>(drains.size());
+  for (double d : drains) {
+    if (threshold <= d + kEps) return t + (threshold - v) * k;
+    t += (d - v) * k, v = d, k -= 1;
+  }
+  return std::numeric_limits<double>::infinity();  // beyond all queued work: never, as things stand
+}
+
+}  // namespace ts::sim
