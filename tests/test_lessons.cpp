@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <unistd.h>
 
 #include "viz/lesson/banks_model.hpp"
 #include "viz/lesson/lesson.hpp"
@@ -71,7 +74,7 @@ TEST_CASE("malformed lessons are refused with file:line: reason", "[lessons]") {
   CHECK(error_of("## Step\n") == "t.md:1: a lesson begins with front matter: a '---' line, then id:, title: and scene:, then '---'");
   CHECK(error_of("---\nid: t\ntitle: T\n") == "t.md:3: front matter is not closed by a '---' line");
   CHECK(error_of("---\nid: t\ntitle: T\nscene: banks\nauthor: me\n---\n## S\n") ==
-        "t.md:5: unknown front matter key 'author' (expected id, title, scene)");
+        "t.md:5: unknown front matter key 'author' (expected id, title, scene, objective)");
   CHECK(error_of("---\nid: t\nid: u\n---\n") == "t.md:3: front matter key 'id' given twice");
   CHECK(error_of("---\nid: Bad Id\ntitle: T\nscene: banks\n---\n## S\n") ==
         "t.md:2: id 'Bad Id' may only use a-z, 0-9 and '-'");
@@ -241,4 +244,63 @@ TEST_CASE("banks scene accesses land where tiles/layout puts them", "[banks]") {
   CHECK(a.lanes[3].col == 56);
   CHECK(a.lanes[4].row == 1);
   CHECK(a.lanes[4].col == 0);
+}
+
+TEST_CASE("every shipped lesson states its objectives; every glossary link names an entry", "[lessons][glossary]") {
+  const LessonSet set = load_lessons(kLessons);
+  for (const auto& e : set.errors) FAIL(e.text());
+  REQUIRE(set.glossary.entries.size() >= 30);
+  std::set<std::string> linked;
+  for (const auto& l : set.lessons) {
+    INFO(l.id);
+    CHECK(l.objectives.size() >= 2);
+    CHECK(l.objectives.size() <= 5);
+    CHECK(l.glossary_links.size() >= 1);
+    for (const auto& link : l.glossary_links) {
+      CHECK(set.glossary.find(link.slug) != nullptr);
+      linked.insert(link.slug);
+    }
+  }
+  // The glossary holds what the lessons use: every entry is linked from some lesson.
+  for (const auto& e : set.glossary.entries) {
+    INFO(e.term);
+    CHECK(linked.count(e.slug));
+  }
+}
+
+TEST_CASE("objectives, glossary links and images in a lesson file", "[lessons][glossary]") {
+  const Lesson l = parsed("---\nid: t\ntitle: T\nscene: banks\nobjective: Count wavefronts\nobjective: Pick a swizzle\n---\n"
+                          "\n## Step\nA [bank](glossary:bank) and a [wavefront](glossary:wavefront).\n");
+  CHECK(l.objectives == std::vector<std::string>{"Count wavefronts", "Pick a swizzle"});
+  REQUIRE(l.glossary_links.size() == 2);
+  CHECK(l.glossary_links[1].slug == "wavefront");
+  CHECK(l.glossary_links[1].line == 10);
+  CHECK(error_of("---\nid: t\ntitle: T\nscene: banks\nobjective:\n---\n\n## S\nx\n") ==
+        "t.md:5: front matter key 'objective' has no value");
+  CHECK(error_of(kHeader + "\n## S\nSee ![a picture](no-such-picture.png).\n").starts_with(
+      "t.md:8: image 'no-such-picture.png' not found"));
+  CHECK(glossary_slug("Bank conflict") == "bank-conflict");
+  CHECK(glossary_slug("expect_bytes") == "expect-bytes");
+}
+
+TEST_CASE("the glossary file is strict, and a link to no entry refuses its lesson", "[lessons][glossary]") {
+  const auto g = parse_glossary("# Glossary\n\n## bank\nA slice.\n\n## Bank\nAgain.\n", "glossary.md");
+  REQUIRE(std::holds_alternative<LessonError>(g));
+  CHECK(std::get<LessonError>(g).text() == "glossary.md:6: glossary term 'Bank' is already defined at line 3");
+  const auto empty = parse_glossary("## bank\n\n## lane\nA thread.\n", "glossary.md");
+  REQUIRE(std::holds_alternative<LessonError>(empty));
+  CHECK(std::get<LessonError>(empty).text() == "glossary.md:1: glossary term 'bank' has no definition");
+
+  const fs::path dir = fs::temp_directory_path() / ("tilescope-glossary-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "glossary.md") << "# Glossary\n\n## bank\nOne of 32 slices.\n";
+  std::ofstream(dir / "01-good.md") << kHeader << "\n## S\nA [bank](glossary:bank).\n";
+  std::ofstream(dir / "02-bad.md") << "---\nid: bad\ntitle: B\nscene: banks\n---\n\n## S\nText.\n\nA [lane](glossary:lane).\n";
+  const LessonSet set = load_lessons(dir);
+  REQUIRE(set.lessons.size() == 1);
+  REQUIRE(set.errors.size() == 1);
+  CHECK(set.errors[0].text() == (dir / "02-bad.md").string() + ":10: no glossary entry 'lane' in " +
+                                    (dir / "glossary.md").string() + " (write it as '## term')");
+  fs::remove_all(dir);
 }

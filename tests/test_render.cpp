@@ -8,6 +8,7 @@
 #include <stb_image.h>
 
 #include "viz/gui/gui.hpp"
+#include "viz/gui/markdown.hpp"
 
 using namespace ts::viz;
 namespace fs = std::filesystem;
@@ -133,4 +134,47 @@ TEST_CASE("the renderer refuses lessons, steps and sizes that do not exist", "[g
   CHECK_THROWS_WITH(renderer.render(0, 99, 640, 400), Catch::Contains("has no step 100"));
   CHECK_THROWS_AS(renderer.render(0, 0, 0, 400), std::invalid_argument);
   CHECK_THROWS_AS(renderer.render(0, 0, renderer.max_size() + 1, 400), std::invalid_argument);
+}
+
+TEST_CASE("an exercise hides its scene until the answer, then shows the verdict and the scene", "[gui][quiz]") {
+  HeadlessRenderer& renderer = renderer_for(kLessons);
+  const int l = find_lesson(renderer.lessons(), "banks-swizzles");
+  REQUIRE(l >= 0);
+  const auto& steps = renderer.lessons().lessons[l].steps;
+  const int s = static_cast<int>(steps.size()) - 1;
+  REQUIRE_FALSE(steps[s].exercise.empty());
+  Classroom classroom;
+  classroom.results_file.clear();
+  classroom.seed = 3;
+  renderer.set_classroom(classroom);
+  const FrameCapture before = renderer.render(l, s, 1280, 800, 1, 1);
+  classroom.answer = "1";
+  renderer.set_classroom(classroom);
+  const FrameCapture after = renderer.render(l, s, 1280, 800, 1, 1);
+  write_png(out_dir() / "exercise-before.png", before);
+  write_png(out_dir() / "exercise-after.png", after);
+  // The bank heat map brings dozens of colours that the question card alone does not have.
+  const size_t colours_before = read_png(out_dir() / "exercise-before.png").distinct_colours;
+  const size_t colours_after = read_png(out_dir() / "exercise-after.png").distinct_colours;
+  CHECK(colours_after > colours_before + 30);
+  classroom.answer.clear();
+  renderer.set_classroom(classroom);
+}
+
+TEST_CASE("lesson Markdown: tables, images and glossary links", "[gui][markdown]") {
+  const MdDoc doc = parse_markdown(
+      "A [bank](glossary:bank).\n\n| knob | meaning |\n| --- | --- |\n| `rows` | tile rows |\n\n![the tile](tile.png)\n\nAfter.\n");
+  REQUIRE(doc.blocks.size() == 4);
+  CHECK(doc.blocks[0].runs[1].href == "glossary:bank");
+  CHECK(doc.blocks[0].runs[1].text == "bank");
+  const MdBlock& table = doc.blocks[1];
+  CHECK(table.kind == MdBlock::Kind::table);
+  REQUIRE(table.rows.size() == 2);
+  CHECK(table.rows[0][0].header);
+  CHECK(table.rows[1][0].runs[0].text == "rows");
+  CHECK(table.rows[1][1].runs[0].text == "tile rows");
+  CHECK(doc.blocks[2].kind == MdBlock::Kind::image);
+  CHECK(doc.blocks[2].src == "tile.png");
+  CHECK(doc.blocks[2].runs[0].text == "the tile");
+  CHECK(doc.blocks[3].runs[0].text == "After.");
 }

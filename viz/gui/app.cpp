@@ -147,6 +147,22 @@ void exercise_panel(App& app) {
   ImGui::PopFont();
 }
 
+// Every term of the glossary, in one scrolling window over the app.
+void glossary_popup(App& app) {
+  const ImVec2 size = ImGui::GetIO().DisplaySize;
+  ImGui::SetNextWindowSize(ImVec2(std::min(640.0f, size.x * 0.6f), size.y * 0.8f));
+  ImGui::SetNextWindowPos(ImVec2(size.x * 0.5f, size.y * 0.5f), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopup("glossary")) return;
+  for (const GlossaryEntry& e : app.lessons.glossary.entries) {
+    ImGui::PushFont(app.fonts.bold);
+    ImGui::TextUnformatted(e.term.c_str());
+    ImGui::PopFont();
+    ImGui::TextWrapped("%s", e.definition.c_str());
+    ImGui::Spacing();
+  }
+  ImGui::EndPopup();
+}
+
 void lesson_panel(App& app) {
   const Fonts& f = app.fonts;
   ImGui::PushFont(f.heading);
@@ -184,6 +200,11 @@ void lesson_panel(App& app) {
   if (ImGui::Button("Next >")) go(app, +1);
   ImGui::SameLine();
   ImGui::TextDisabled("%d / %zu   (← → keys)", app.step + 1, lesson.steps.size());
+  if (!app.lessons.glossary.entries.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Glossary")) ImGui::OpenPopup("glossary");
+  }
+  glossary_popup(app);
 
   section(f, "Knobs");
   ImGui::PushItemWidth(-80);
@@ -278,10 +299,22 @@ void text_panel(App& app) {
   ImGui::TextDisabled("%s  -  step %d of %zu", lesson.title.c_str(), app.step + 1, lesson.steps.size());
   ImGui::PopFont();
   ImGui::PushFont(app.fonts.heading);
-  ImGui::TextUnformatted(step->title.c_str());
+  ImGui::TextWrapped("%s", step->title.c_str());
   ImGui::PopFont();
   ImGui::Spacing();
-  draw_markdown(app.text, app.fonts, ImGui::GetContentRegionAvail().x - 8);
+  // The lesson's objectives open its first step.
+  if (app.step == 0 && !lesson.objectives.empty()) {
+    ImGui::PushFont(app.fonts.bold);
+    ImGui::TextUnformatted("In this lesson you learn to:");
+    ImGui::PopFont();
+    for (const std::string& o : lesson.objectives) {
+      ImGui::Bullet();
+      ImGui::TextWrapped("%s", o.c_str());
+    }
+    ImGui::Spacing();
+  }
+  const std::string base_dir = std::filesystem::path(lesson.file).parent_path().string();
+  draw_markdown(app.text, app.fonts, ImGui::GetContentRegionAvail().x - 8, &app.lessons.glossary, base_dir);
 }
 
 }  // namespace

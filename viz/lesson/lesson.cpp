@@ -107,10 +107,14 @@ class Parser {
       if (colon == std::string_view::npos) fail(line, "front matter line is not 'key: value'");
       const std::string key(trim(t.substr(0, colon)));
       const std::string value(trim(t.substr(colon + 1)));
-      if (key != "id" && key != "title" && key != "scene")
-        fail(line, "unknown front matter key '" + key + "' (expected id, title, scene)");
-      if (keys.count(key)) fail(line, "front matter key '" + key + "' given twice");
+      if (key != "id" && key != "title" && key != "scene" && key != "objective")
+        fail(line, "unknown front matter key '" + key + "' (expected id, title, scene, objective)");
       if (value.empty()) fail(line, "front matter key '" + key + "' has no value");
+      if (key == "objective") {  // one per line, as many as the lesson has
+        lesson_.objectives.push_back(value);
+        continue;
+      }
+      if (keys.count(key)) fail(line, "front matter key '" + key + "' given twice");
       keys[key] = {value, line};
     }
     if (i == lines_.size()) fail(static_cast<int>(lines_.size()), "front matter is not closed by a '---' line");
@@ -193,12 +197,30 @@ class Parser {
         in_fence = !in_fence;
         fence_line = line;
       }
+      if (!in_fence) {
+        for (auto& slug : glossary_links(raw)) lesson_.glossary_links.push_back({std::move(slug), line});
+        check_images(raw, line);
+      }
       step.markdown += raw + "\n";
     }
     if (in_fence) fail(fence_line, "code block opened here is not closed");
     finish_step();
     if (lesson_.steps.empty())
       fail(static_cast<int>(lines_.size()), "a lesson needs at least one step: a '## Title' line");
+  }
+
+  // "![alt](file.png)": the file must exist beside the lesson, so that a missing picture is a
+  // load error with its line rather than a hole in the text.
+  void check_images(std::string_view line, int line_no) const {
+    for (size_t at = line.find("!["); at != std::string_view::npos; at = line.find("![", at + 2)) {
+      const size_t open = line.find("](", at);
+      const size_t close = open == std::string_view::npos ? open : line.find(')', open);
+      if (close == std::string_view::npos) continue;
+      const std::string src(line.substr(open + 2, close - open - 2));
+      const fs::path path = fs::path(file_).parent_path() / src;
+      if (src.find("://") == std::string::npos && !fs::is_regular_file(path))
+        fail(line_no, "image '" + src + "' not found (looked for " + path.string() + ")");
+    }
   }
 
   void parse_knobs(LessonStep& step, std::string_view rest, int line) {
@@ -318,6 +340,12 @@ std::optional<long> lesson_number(const std::string& name) {
   return std::strtol(name.substr(0, i).c_str(), nullptr, 10);
 }
 
+const GlossaryLink* unknown_glossary_link(const Lesson& lesson, const Glossary& glossary) {
+  for (const auto& link : lesson.glossary_links)
+    if (!glossary.find(link.slug)) return &link;
+  return nullptr;
+}
+
 }  // namespace
 
 std::variant<Lesson, LessonError> parse_lesson(const std::string& text, const std::string& file) {
@@ -345,6 +373,14 @@ LessonSet load_lessons(const fs::path& dir) {
   }
   std::sort(files.begin(), files.end());
   LessonSet set;
+  if (const fs::path g = dir / "glossary.md"; fs::is_regular_file(g)) {
+    std::ifstream in(g, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    auto parsed = parse_glossary(text.str(), g.string());
+    if (auto* error = std::get_if<LessonError>(&parsed)) set.errors.push_back(std::move(*error));
+    else set.glossary = std::move(std::get<Glossary>(parsed));
+  }
   for (const auto& [number, name] : files) {
     auto result = load_lesson_file(dir / name);
     if (auto* error = std::get_if<LessonError>(&result)) {
@@ -352,6 +388,13 @@ LessonSet load_lessons(const fs::path& dir) {
       continue;
     }
     auto& lesson = std::get<Lesson>(result);
+    if (const auto* link = unknown_glossary_link(lesson, set.glossary)) {
+      set.errors.push_back({lesson.file, link->line,
+                            "no glossary entry '" + link->slug + "'" +
+                                (set.glossary.file.empty() ? " (the folder has no glossary.md)"
+                                                           : " in " + set.glossary.file + " (write it as '## term')")});
+      continue;
+    }
     if (const int other = find_lesson(set, lesson.id); other >= 0) {
       set.errors.push_back({lesson.file, lesson.id_line,
                             "lesson id '" + lesson.id + "' is already used by " + set.lessons[other].file});

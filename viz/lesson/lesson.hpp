@@ -23,6 +23,7 @@
 #include <variant>
 #include <vector>
 
+#include "viz/lesson/glossary.hpp"
 #include "viz/lesson/quiz.hpp"
 #include "viz/lesson/scenes.hpp"
 
@@ -52,11 +53,19 @@ struct LessonStep {
   int exercise_line = 0;
 };
 
+struct GlossaryLink {
+  std::string slug;
+  int line = 0;
+};
+
 struct Lesson {
   std::string id, title, file;
   int id_line = 0;
   SceneKind scene = SceneKind::roofline;
+  // "objective: ..." lines of the front matter: what a student can do after the lesson.
+  std::vector<std::string> objectives;
   std::vector<LessonStep> steps;
+  std::vector<GlossaryLink> glossary_links;  // every [words](glossary:slug) of the text
 };
 
 struct LessonError {
@@ -73,10 +82,13 @@ std::variant<Lesson, LessonError> load_lesson_file(const std::filesystem::path& 
 struct LessonSet {
   std::vector<Lesson> lessons;      // in file-name order
   std::vector<LessonError> errors;  // one per file that failed (its lesson is left out)
+  Glossary glossary;                // glossary.md of the folder (empty when it has none)
 };
 
 // Every lesson file of a folder: files named "<number>-<name>.md" (others, like README.md, are
-// not lessons), ordered by that number. Throws std::runtime_error if `dir` is not a folder.
+// not lessons), ordered by that number, and the folder's glossary.md; a lesson that links a term
+// the glossary lacks is refused (file:line of the link). Throws std::runtime_error if `dir` is
+// not a folder.
 LessonSet load_lessons(const std::filesystem::path& dir);
 
 // Where lessons are read from when no folder is given: $TILESCOPE_LESSONS_DIR, then lessons/ of
