@@ -147,6 +147,17 @@ void exercise_panel(App& app) {
   ImGui::PopFont();
 }
 
+// A list entry cut to the panel's width with "…", the whole title in a tooltip: a long title
+// neither runs under the next panel nor wraps the list out of shape.
+bool fitted_selectable(const std::string& label, bool selected, size_t id) {
+  const std::string shown = ellipsize(ImGui::GetFont(), label, ImGui::GetContentRegionAvail().x - 4);
+  ImGui::PushID(static_cast<int>(id));
+  const bool clicked = ImGui::Selectable(shown.c_str(), selected);
+  ImGui::PopID();
+  if (shown != label && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", label.c_str());
+  return clicked;
+}
+
 // Every term of the glossary, in one scrolling window over the app.
 void glossary_popup(App& app) {
   const ImVec2 size = ImGui::GetIO().DisplaySize;
@@ -173,7 +184,7 @@ void lesson_panel(App& app) {
   section(f, "Lessons");
   for (size_t i = 0; i < app.lessons.lessons.size(); ++i) {
     const std::string label = std::to_string(i + 1) + ". " + app.lessons.lessons[i].title;
-    if (ImGui::Selectable(label.c_str(), app.lesson == static_cast<int>(i))) open_step(app, static_cast<int>(i), 0);
+    if (fitted_selectable(label, app.lesson == static_cast<int>(i), i)) open_step(app, static_cast<int>(i), 0);
   }
   if (!app.lessons.errors.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour::error));
@@ -192,7 +203,7 @@ void lesson_panel(App& app) {
   section(f, "Steps");
   for (size_t i = 0; i < lesson.steps.size(); ++i) {
     const std::string label = std::to_string(i + 1) + ". " + lesson.steps[i].title;
-    if (ImGui::Selectable(label.c_str(), app.step == static_cast<int>(i))) open_step(app, app.lesson, static_cast<int>(i));
+    if (fitted_selectable(label, app.step == static_cast<int>(i), 1000 + i)) open_step(app, app.lesson, static_cast<int>(i));
   }
   ImGui::Spacing();
   if (ImGui::Button("< Prev")) go(app, -1);
@@ -200,10 +211,7 @@ void lesson_panel(App& app) {
   if (ImGui::Button("Next >")) go(app, +1);
   ImGui::SameLine();
   ImGui::TextDisabled("%d / %zu   (← → keys)", app.step + 1, lesson.steps.size());
-  if (!app.lessons.glossary.entries.empty()) {
-    ImGui::SameLine();
-    if (ImGui::SmallButton("Glossary")) ImGui::OpenPopup("glossary");
-  }
+  if (!app.lessons.glossary.entries.empty() && ImGui::SmallButton("Glossary: every term")) ImGui::OpenPopup("glossary");
   glossary_popup(app);
 
   section(f, "Knobs");

@@ -36,6 +36,18 @@ bool edit_knobs(SceneState& state) {
   return changed;
 }
 
+std::string ellipsize(ImFont* font, std::string_view text, float max_w) {
+  if (text_size(font, text).x <= max_w) return std::string(text);
+  const std::string_view dots = "…";
+  std::string cut(text);
+  while (!cut.empty() && text_size(font, cut + std::string(dots)).x > max_w) {
+    cut.pop_back();
+    while (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0xC0) == 0x80) cut.pop_back();  // whole UTF-8 characters
+    if (!cut.empty() && (static_cast<unsigned char>(cut.back()) & 0x80)) cut.pop_back();
+  }
+  return cut + std::string(dots);
+}
+
 // Sizes in binary units (lesson 1 states the convention: sizes binary, rates decimal).
 std::string bytes_text(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -89,13 +89,14 @@ void draw_accuracy(const AccuracyState& s, const SceneContext& c, Rect area) {
   // The rows, with their errors.
   const float tx = area.max.x - table_w, line = f.small->FontSize + 4;
   float y = area.min.y + 46;
-  const float cols[] = {tx, tx + 60, tx + 178, area.max.x - 150, area.max.x - 95, area.max.x - 42};
+  const float cols[] = {tx, tx + 60, tx + 178, area.max.x - 168, area.max.x - 108, area.max.x - 44};
   const char* heads[] = {"sweep", "M x N x K", "config", "measured", "simulated", "error"};
   for (int i = 0; i < 6; ++i) text_at(dl, f.small, ImVec2(cols[i], y), colour::dim_text, heads[i]);
   y += line + 2;
   const float table_top = y;
   for (const AccuracyPoint& p : m.points) {
-    if (y + line > area.max.y - 2 * line) {
+    // Room below the last row for the summary and its note (two lines, one in the body font).
+    if (y + line > area.max.y - 3 * line - f.body->FontSize) {
       text_at(dl, f.small, ImVec2(tx, y), colour::dim_text, "... (filter with sweep= or stages=)");
       y += line;
       break;
@@ -104,9 +105,9 @@ void draw_accuracy(const AccuracyState& s, const SceneContext& c, Rect area) {
     text_at(dl, f.small, ImVec2(cols[0] + 12, y), colour::text, p.sweep);
     text_at(dl, f.small, ImVec2(cols[1], y), colour::text,
             std::to_string(p.run.shape.m) + "x" + std::to_string(p.run.shape.n) + "x" + std::to_string(p.run.shape.k));
-    dl->PushClipRect(ImVec2(cols[2], y), ImVec2(cols[3] - 6, y + line), true);
-    text_at(dl, f.small, ImVec2(cols[2], y), colour::dim_text, short_config(p.run.cfg));
-    dl->PopClipRect();
+    const std::string config = short_config(p.run.cfg);
+    text_at(dl, f.small, ImVec2(cols[2], y), colour::dim_text, ellipsize(f.small, config, cols[3] - 6 - cols[2]));
+    if (ImGui::IsMouseHoveringRect(ImVec2(cols[0], y), ImVec2(area.max.x, y + line))) ImGui::SetTooltip("%s", config.c_str());
     text_at(dl, f.small, ImVec2(cols[3], y), colour::measured, value_text(p.measured, s.metric));
     std::string simulated = p.skipped ? "big=off" : !p.sim ? "..." : !p.sim->error.empty() ? "refused" : value_text(p.simulated(), s.metric);
     text_at(dl, f.small, ImVec2(cols[4], y), colour::simulated, simulated);

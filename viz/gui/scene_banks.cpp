@@ -2,6 +2,7 @@
 // the bank its bytes land in after the layout's swizzle; the lanes of one phase of an access
 // marked on the tile and stacked on a 32-bank strip; and the bank model's totals.
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "viz/gui/scenes.hpp"
@@ -70,8 +71,11 @@ Rect draw_tile(const BanksState& s, const BanksAnalysis& a, PhaseLanes phase, co
   if (avail_w / s.cols < 7.0f && t.row_bytes() % 16 == 0) elems_per_cell = 16 / t.elem_bytes;
   const uint32_t units = s.cols / elems_per_cell;
   const RowWindow rows = visible_rows(s, a, phase, avail_h);
-  const float cw = std::min(30.0f, avail_w / units), ch = std::clamp(avail_h / rows.count, 1.0f, 22.0f);
-  const ImVec2 o(area.min.x + label_w, area.min.y + header_h);
+  // Whole pixels per cell from a pixel-aligned origin: fractional cells blend into uneven rows and
+  // columns, stripes that are not in the layout.
+  const float cw = std::max(1.0f, std::floor(std::min(30.0f, avail_w / units)));
+  const float ch = std::floor(std::clamp(avail_h / rows.count, 1.0f, 22.0f));
+  const ImVec2 o(std::floor(area.min.x + label_w), std::floor(area.min.y + header_h));
   const auto cell_y = [&](uint32_t row) { return o.y + (row - rows.first) * ch; };
 
   // Which lane (of the shown phase) touches each visible cell; -2: another phase does; -1: nobody.

@@ -2,6 +2,7 @@
 // (or by the L2 hit rate of their loads), the A and B blocks one wave reads against the L2's size,
 // and the simulated L2 and HBM figures beside the measured ones.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "viz/gui/scenes.hpp"
@@ -113,9 +114,11 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
 
   const float panel_w = std::clamp(area.width() * 0.36f, 260.0f, 380.0f);
   const Rect grid_area{ImVec2(area.min.x + 16, area.min.y + 66), ImVec2(area.max.x - panel_w - 16, area.max.y - 70)};
-  const float cw = std::max(1.0f, std::min(grid_area.width() / m.tiles_n, 40.0f));
-  const float ch = std::max(1.0f, std::min(grid_area.height() / m.tiles_m, 40.0f));
-  const ImVec2 o = grid_area.min;
+  // Whole pixels per cell and a pixel-aligned origin: fractional cells of 2.6 pixels would blend
+  // into rows of uneven height, stripes that are not in the data.
+  const float cw = std::max(1.0f, std::floor(std::min(grid_area.width() / m.tiles_n, 40.0f)));
+  const float ch = std::max(1.0f, std::floor(std::min(grid_area.height() / m.tiles_m, 40.0f)));
+  const ImVec2 o(std::floor(grid_area.min.x), std::floor(grid_area.min.y));
   const bool by_l2 = s.colour == TileColour::l2 && sim && sim->error.empty() && !sim->tiles.empty();
   const bool labels = cw >= 22 && ch >= 14;
   // Large grids (16384^3: 8192 tiles) have small cells: no gaps then, and a run of cells of one

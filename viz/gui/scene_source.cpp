@@ -26,18 +26,35 @@ void draw_source(const std::string& file, int first, int count, int context, con
   if (first > 0 && first + count - 1 >= start + fit) start = std::max(1, first + count - fit);
   start = std::max(1, std::min(start, total - fit + 1));
   const float gutter = text_size(mono, std::to_string(total)).x + 10;
+  // Long lines wrap (the continuation marked in the gutter) instead of running off the panel:
+  // the mono font has one width for every character.
+  const float char_w = std::max(1.0f, text_size(mono, "M").x);
+  const size_t per_row = std::max<size_t>(16, static_cast<size_t>((area.width() - gutter - 4) / char_w));
+  const auto rows_of = [&](int n) { return std::max<size_t>(1, (src->lines[n - 1].size() + per_row - 1) / per_row); };
+  // Wrapping may push the highlight's end below the panel: start later until it fits.
+  const auto rows_between = [&](int from, int to) {
+    size_t r = 0;
+    for (int n = from; n <= to && n <= total; ++n) r += rows_of(n);
+    return r;
+  };
+  if (first > 0)
+    while (start < first && rows_between(start, first + count - 1) > static_cast<size_t>(fit)) ++start;
   dl->PushClipRect(ImVec2(area.min.x, top), area.max, true);
-  for (int i = 0; i < fit && start + i <= total; ++i) {
-    const int n = start + i;
-    const float y = top + i * line_h;
+  int row = 0;
+  for (int n = start; n <= total && row < fit; ++n) {
     const bool lit = first > 0 && n >= first && n < first + count;
-    if (lit) {
-      dl->AddRectFilled(ImVec2(area.min.x, y - 1), ImVec2(area.max.x, y + line_h - 1), IM_COL32(255, 210, 60, 45));
-      dl->AddRectFilled(ImVec2(area.min.x, y - 1), ImVec2(area.min.x + 3, y + line_h - 1), colour::highlight);
+    const std::string& line = src->lines[n - 1];
+    for (size_t part = 0; part * per_row < std::max<size_t>(line.size(), 1) && row < fit; ++part, ++row) {
+      const float y = top + row * line_h;
+      if (lit) {
+        dl->AddRectFilled(ImVec2(area.min.x, y - 1), ImVec2(area.max.x, y + line_h - 1), IM_COL32(255, 210, 60, 45));
+        dl->AddRectFilled(ImVec2(area.min.x, y - 1), ImVec2(area.min.x + 3, y + line_h - 1), colour::highlight);
+      }
+      const std::string number = part == 0 ? std::to_string(n) : "»";
+      text_at(dl, mono, ImVec2(area.min.x + gutter - 6 - text_size(mono, number).x, y), colour::dim_text, number);
+      text_at(dl, mono, ImVec2(area.min.x + gutter, y), lit ? colour::white : colour::text,
+              line.size() > part * per_row ? line.substr(part * per_row, per_row) : std::string());
     }
-    const std::string number = std::to_string(n);
-    text_at(dl, mono, ImVec2(area.min.x + gutter - 6 - text_size(mono, number).x, y), colour::dim_text, number);
-    text_at(dl, mono, ImVec2(area.min.x + gutter, y), lit ? colour::white : colour::text, src->lines[n - 1]);
   }
   dl->PopClipRect();
   if (framed) draw_highlight_frame(dl, area);

@@ -52,6 +52,8 @@ bool edit_knobs(SceneState& state);
 std::string short_number(double v);
 // "12.3 GiB", "456 MiB", "7.8 KiB".
 std::string bytes_text(double bytes);       // binary: KiB, MiB, GiB
+// `text` cut to fit `max_w` pixels in `font`, ending in "…" when cut (show the whole in a tooltip).
+std::string ellipsize(ImFont* font, std::string_view text, float max_w);
 std::string rate_text(double bytes_per_second);  // decimal: GB/s, TB/s
 // One line saying where a simulation stands: running, refused, failed, or how long it took.
 std::string sim_status(const GemmRun& run, const GemmSim* sim, const SimCache& sims);
