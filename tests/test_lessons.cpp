@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -303,4 +304,23 @@ TEST_CASE("the glossary file is strict, and a link to no entry refuses its lesso
   CHECK(set.errors[0].text() == (dir / "02-bad.md").string() + ":10: no glossary entry 'lane' in " +
                                     (dir / "glossary.md").string() + " (write it as '## term')");
   fs::remove_all(dir);
+}
+
+TEST_CASE("tilescope banks draws each step of the banks lesson as text, with the scene's totals", "[lessons][banks]") {
+  const LessonSet set = load_lessons(kLessons);
+  const int l = find_lesson(set, "banks-swizzles");
+  REQUIRE(l >= 0);
+  for (const LessonStep& step : set.lessons[l].steps) {
+    INFO(step.title);
+    const BanksState& s = banks(step);
+    const BanksAnalysis a = analyze_banks_scene(s);
+    REQUIRE(a.report);
+    const std::string picture = banks_picture(s);
+    CHECK(picture.find("wavefronts " + std::to_string(a.report->wavefronts) + ", conflicts " +
+                       std::to_string(a.report->conflicts)) != std::string::npos);
+    CHECK(picture.find(banks_layout_text(s, a.tile)) == 0);
+    // Every lane of the shown phase reads a chunk marked [..]; the tile has a line per row.
+    CHECK(picture.find('[') != std::string::npos);
+    CHECK(std::count(picture.begin(), picture.end(), '\n') >= s.rows + 8);
+  }
 }

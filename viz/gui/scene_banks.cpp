@@ -12,30 +12,6 @@ namespace ts::viz {
 
 namespace {
 
-std::string access_text(const BanksState& s, const BanksAnalysis& a) {
-  const std::string at = "(" + std::to_string(s.r) + ", " + std::to_string(s.c) + ")";
-  switch (s.access) {
-    case Access::ldsm4: return "ldmatrix.x4 of the 16x16 subtile at " + at;
-    case Access::row128: return "128-bit row reads: the warp reads 512 bytes in row order from " + at;
-    case Access::col128: return "128-bit column reads: lane i reads 16 bytes of row " + std::to_string(s.r) + "+i at column " + std::to_string(s.c);
-    case Access::col32: return "32-bit column reads: lane i reads 4 bytes of row " + std::to_string(s.r) + "+i at column " + std::to_string(s.c);
-  }
-  return std::string(a.op.name);
-}
-
-std::string layout_text(const BanksState& s, const layout::SmemLayout& t) {
-  std::string sw = t.swizzle == layout::Swizzle::none ? "no swizzle" : std::to_string(layout::span_bytes(t.swizzle)) + "B swizzle";
-  if (s.swizzle == SwizzleKnob::automatic) sw += " (auto)";
-  std::string text = std::string(name_of(s.dtype)) + " tile " + std::to_string(s.rows) + " x " + std::to_string(s.cols) +
-                     ", rows of " + std::to_string(t.row_bytes()) + " B, " + sw;
-  if (t.swizzle == layout::Swizzle::none)
-    text += ", pitch " + std::to_string(t.row_pitch()) + " B" + (t.pad_bytes ? " (" + std::to_string(t.pad_bytes) + " B pad)" : "");
-  else if (t.block_row_bytes() < t.row_bytes())
-    text += ", stored as " + std::to_string(t.row_bytes() / t.block_row_bytes()) + " column blocks of " +
-            std::to_string(t.block_row_bytes()) + " B";
-  return text + ", " + std::to_string(t.size_bytes()) + " B";
-}
-
 struct PhaseLanes {
   uint32_t first = 0, count = 0;
   bool contains(uint32_t lane) const { return lane >= first && lane < first + count; }
@@ -201,8 +177,8 @@ void draw_totals(const BanksState& s, const BanksAnalysis& a, const std::vector<
 
 void draw_banks(const BanksState& s, const std::vector<std::string>& hl, const Fonts& f, ImDrawList* dl, Rect area) {
   const BanksAnalysis a = analyze_banks_scene(s);
-  text_at(dl, f.bold, area.min, colour::white, layout_text(s, a.tile));
-  text_at(dl, f.body, ImVec2(area.min.x, area.min.y + 20), colour::text, access_text(s, a));
+  text_at(dl, f.bold, area.min, colour::white, banks_layout_text(s, a.tile));
+  text_at(dl, f.body, ImVec2(area.min.x, area.min.y + 20), colour::text, banks_access_text(s));
 
   // Phases as the bank model ran them (paired 64/128-bit loads merge phases).
   const uint32_t lpp = a.report ? a.report->lanes_per_phase : a.op.lanes_per_phase;

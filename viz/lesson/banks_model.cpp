@@ -1,6 +1,8 @@
 #include "viz/lesson/banks_model.hpp"
 
 #include <array>
+#include <cstdio>
+#include <string>
 #include <stdexcept>
 
 #include "tiles/layout/fragments.hpp"
@@ -109,6 +111,89 @@ BanksAnalysis analyze_banks_scene(const BanksState& s) {
     out.lanes.clear();
   }
   return out;
+}
+
+}  // namespace ts::viz
+
+namespace ts::viz {
+
+std::string banks_access_text(const BanksState& s) {
+  const std::string at = "(" + std::to_string(s.r) + ", " + std::to_string(s.c) + ")";
+  switch (s.access) {
+    case Access::ldsm4: return "ldmatrix.x4 of the 16x16 subtile at " + at;
+    case Access::row128: return "128-bit row reads: the warp reads 512 bytes in row order from " + at;
+    case Access::col128: return "128-bit column reads: lane i reads 16 bytes of row " + std::to_string(s.r) + "+i at column " + std::to_string(s.c);
+    case Access::col32: return "32-bit column reads: lane i reads 4 bytes of row " + std::to_string(s.r) + "+i at column " + std::to_string(s.c);
+  }
+  return "";
+}
+
+std::string banks_layout_text(const BanksState& s, const layout::SmemLayout& t) {
+  std::string sw = t.swizzle == layout::Swizzle::none ? "no swizzle" : std::to_string(layout::span_bytes(t.swizzle)) + "B swizzle";
+  if (s.swizzle == SwizzleKnob::automatic) sw += " (auto)";
+  std::string text = std::string(name_of(s.dtype)) + " tile " + std::to_string(s.rows) + " x " + std::to_string(s.cols) +
+                     ", rows of " + std::to_string(t.row_bytes()) + " B, " + sw;
+  if (t.swizzle == layout::Swizzle::none)
+    text += ", pitch " + std::to_string(t.row_pitch()) + " B" + (t.pad_bytes ? " (" + std::to_string(t.pad_bytes) + " B pad)" : "");
+  else if (t.block_row_bytes() < t.row_bytes())
+    text += ", stored as " + std::to_string(t.row_bytes() / t.block_row_bytes()) + " column blocks of " +
+            std::to_string(t.block_row_bytes()) + " B";
+  return text + ", " + std::to_string(t.size_bytes()) + " B";
+}
+
+std::string banks_picture(const BanksState& s) {
+  const BanksAnalysis a = analyze_banks_scene(s);
+  if (!a.error.empty() || !a.report) return a.error + "\n";
+  const sim::BankReport& r = *a.report;
+  const layout::SmemLayout& t = a.tile;
+  const uint32_t lpp = r.lanes_per_phase, first_lane = s.phase * lpp;
+  const auto in_phase = [&](uint32_t lane) { return lane >= first_lane && lane < first_lane + lpp; };
+  char buf[160];
+  std::string out = banks_layout_text(s, t) + "\n" + banks_access_text(s) + "\n";
+  std::snprintf(buf, sizeof buf, "phase %u of %u: lanes %u-%u\n", s.phase, r.phases(), first_lane, first_lane + lpp - 1);
+  out += buf;
+
+  // The tile, one cell per 16-byte chunk (as the scene draws a wide tile): the bank of the chunk's
+  // first word; "[ 0]" a chunk the shown phase reads, "( 0)" one another phase reads.
+  const uint32_t per_chunk = std::max(1u, 16 / t.elem_bytes), chunks = (s.cols + per_chunk - 1) / per_chunk;
+  std::vector<char> mark(size_t(s.rows) * chunks, ' ');
+  for (const LaneAccess& l : a.lanes)
+    for (uint32_t e = 0; e < l.elems; ++e) {
+      char& m = mark[size_t(l.row) * chunks + (l.col + e) / per_chunk];
+      if (in_phase(l.lane)) m = '[';
+      else if (m == ' ') m = '(';
+    }
+  out += "\nbank of each 16-byte chunk ([..] read by this phase, (..) by another):\n     ";
+  for (uint32_t c = 0; c < chunks; ++c) {
+    std::snprintf(buf, sizeof buf, " c%-3u", c * per_chunk);
+    out += buf;
+  }
+  out += "\n";
+  for (uint32_t row = 0; row < s.rows; ++row) {
+    std::snprintf(buf, sizeof buf, "r%-3u ", row);
+    out += buf;
+    for (uint32_t c = 0; c < chunks; ++c) {
+      const char m = mark[size_t(row) * chunks + c];
+      const uint32_t bank = bank_of_element(t, row, c * per_chunk);
+      std::snprintf(buf, sizeof buf, " %c%2u%c", m, bank, m == '[' ? ']' : m == '(' ? ')' : ' ');
+      out += buf;
+    }
+    out += "\n";
+  }
+
+  // The bank strip of the shown phase: distinct words per bank, and the lanes behind them.
+  std::vector<std::vector<const sim::WordAccess*>> per_bank(32);
+  for (const auto& w : r.words)
+    if (w.phase == s.phase) per_bank[w.bank].push_back(&w);
+  out += "\nbanks, phase " + std::to_string(s.phase) + ": distinct 4-byte words (each costs a wavefront)\nbank ";
+  for (uint32_t b = 0; b < 32; ++b) out += (std::snprintf(buf, sizeof buf, "%3u", b), buf);
+  out += "\nwords";
+  for (uint32_t b = 0; b < 32; ++b) out += (std::snprintf(buf, sizeof buf, "%3zu", per_bank[b].size()), buf);
+  out += "\n";
+  std::snprintf(buf, sizeof buf, "\nwavefronts %u, conflicts %u (ideal %u); per phase:", r.wavefronts, r.conflicts, r.ideal_wavefronts);
+  out += buf;
+  for (uint32_t w : r.wavefronts_per_phase) out += " " + std::to_string(w);
+  return out + "\n";
 }
 
 }  // namespace ts::viz

@@ -35,4 +35,14 @@ struct BanksAnalysis {
 
 BanksAnalysis analyze_banks_scene(const BanksState& s);
 
+// For people, as the scene heads its picture: "bf16 tile 16 x 64, rows of 128 B, 128B swizzle,
+// 2048 B" and "ldmatrix.x4 of the 16x16 subtile at (0, 0)".
+std::string banks_layout_text(const BanksState& s, const layout::SmemLayout& t);
+std::string banks_access_text(const BanksState& s);
+
+// The scene's picture as text (tilescope banks in the scene's form): the tile chunk by chunk with
+// the bank of each 16-byte chunk and the shown phase's lanes marked, the 32-bank strip of that
+// phase, and the totals. `s` must be valid (validate(s) empty).
+std::string banks_picture(const BanksState& s);
+
 }  // namespace ts::viz
