@@ -40,6 +40,7 @@ struct EngineParams {
   double barrier_latency = 20;              // from phase completion to a waiter running
   // The SM's sub-partitions (at most kMaxSubPartitions) and their math pipes, indexed by Pipe:
   // cycles between two warp instructions on one pipe, and from an instruction to its result.
+  // (Round figures here, for hand-timed tests; engine_params() takes the machine file's.)
   uint32_t sub_partitions = 4;
   double issue_interval = 1;  // cycles per warp instruction a scheduler issues
   std::array<double, kPipes> pipe_interval{1, 2, 8, 2, 4};

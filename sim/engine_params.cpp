@@ -24,6 +24,13 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.tma_latency_hbm = std::max(0.0, m.tma_load_latency_hbm.value - box_transfer);
   p.barrier_latency = m.mbarrier_round_trip.value / 2;
   p.smem_latency = m.smem_latency.value;
+  p.sub_partitions = static_cast<uint32_t>(m.sub_partitions.value);
+  p.issue_interval = 1.0 / m.issue_per_cycle.value;
+  p.pipe_interval = {m.fma_interval.value, m.alu_interval.value, m.sfu_interval.value, m.convert_interval.value,
+                     m.shuffle_interval.value};
+  p.pipe_latency = {m.fma_latency.value, m.alu_latency.value, m.sfu_latency.value, m.convert_latency.value,
+                    m.shuffle_latency.value};
+  p.named_barrier_cycles = m.named_barrier_cycles.value;
   const double bytes_per_cycle_per_tbs = 1e12 / (p.clock_mhz * 1e6);
   p.l2_bytes_per_cycle = m.l2_tma_bandwidth.value * bytes_per_cycle_per_tbs;
   p.hbm_bytes_per_cycle = m.hbm_bandwidth_measured.value * bytes_per_cycle_per_tbs;

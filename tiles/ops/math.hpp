@@ -6,7 +6,8 @@
 // expf/exp2f are within 2 ulp, glibc's within 1) and where sums are taken in another order.
 //
 // Each also says what one element costs a lane in warp instructions on the SM's pipes, as the
-// device backend compiles it for sm_90a (read off its SASS): the simulator's only source for the
+// device backend compiles it for sm_90a (read off its SASS by scripts/sass-math-costs; the counts it
+// printed on 2026-11-23 are in data/measured/h100/sim-attention/sass-math-costs.txt): the simulator's only source for the
 // cost of register math (tiles/ops/pipe_cost.hpp adds the walk's conversions and shuffles).
 #include <cmath>
 #include <cstdint>
@@ -65,7 +66,7 @@ struct exp2 {
   TS_HD float operator()(float x) const { return exp2f(x); }
 };
 struct log {
-  static constexpr Cost cost{.fma = 8, .alu = 3, .sfu = 1};  // logf's reduction around MUFU.LG2
+  static constexpr Cost cost{.fma = 15, .alu = 9};  // logf: a polynomial, no MUFU (its SASS)
   TS_HD float operator()(float x) const { return logf(x); }
 };
 // 2^(x scale - v): the softmax's exponent with its scale folded into one fused multiply-add, so
