@@ -17,7 +17,22 @@ if(at EQUAL -1)
   message(FATAL_ERROR "--timeline wrote no Chrome trace: ${timeline}")
 endif()
 
-expect_cli(2 "unknown kernel" ARGS sim attention)
+expect_cli(2 "unknown kernel" ARGS sim fft)
+
+# Attention from its own sources: forward, backward (three launches), tails, GQA, the knobs.
+expect_cli(0 "forward on" ARGS sim attention --b 1 --h 2 --n 512 --d 64)
+expect_cli(0 "causal backward" ARGS sim attention --b 1 --h 2 --n 300 --d 64 --causal --bwd)
+expect_cli(0 "\"sfu\"" ARGS sim attention --b 1 --h 4 --hkv 2 --n 256 --d 128 --json)
+expect_cli(0 "sub-partition 3" ARGS sim attention --b 1 --h 2 --n 256 --d 64 --consumers 2 --overlap 1 --stats)
+expect_cli(2 "head dimension must be 64 or 128" ARGS sim attention --n 512 --d 80)
+expect_cli(2 "multiple of key/value heads" ARGS sim attention --h 3 --hkv 2 --n 512)
+expect_cli(2 "knobs of the attention forward" ARGS sim attention --n 512 --bwd --consumers 3)
+file(WRITE ${WORK}/attention.json [=[{"kernel": "attention", "device": "test", "date": "today", "rows": [
+  {"group": "t", "pass": "fwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": false, "tflops": 100, "sm_clock_mhz": 1700},
+  {"group": "t", "pass": "bwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": true, "tflops": 50, "sm_clock_mhz": 1700}]}]=])
+expect_cli(0 "MAPE" ARGS compare --measured ${WORK}/attention.json)
+file(WRITE ${WORK}/attention-bad.json [=[{"kernel": "attention", "rows": [{"pass": "fwd", "b": 1}]}]=])
+expect_cli(2 "attention-bad.json" ARGS compare --measured ${WORK}/attention-bad.json)
 expect_cli(2 "whole tiles" ARGS sim gemm --m 1000 --n 512 --k 256)
 expect_cli(2 "unknown order" ARGS sim gemm --order diagonal)
 expect_cli(2 "on or off" ARGS sim gemm --persistent maybe)
