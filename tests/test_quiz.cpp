@@ -89,6 +89,9 @@ TEST_CASE("each shipped exercise draws valid, varied questions whose text never 
       CHECK_FALSE(accepts(q, q.answer + std::max(1.0, std::fabs(q.answer) * 0.05)));
       CHECK_FALSE(accepts(q, q.answer - std::max(1.0, std::fabs(q.answer) * 0.05)));
       CHECK(kind_of(q.reveal) == e.lesson->scene);
+      // Never the configuration the step's knobs already show (read off, or swept to, before answering).
+      if (e.lesson->scene != SceneKind::source && e.lesson->scene != SceneKind::accuracy)
+        CHECK(knob_values(q.reveal) != knob_values(e.step->state));
       CHECK(validate(q.reveal).empty());
       // No number printed in the question is accepted as its answer.
       CHECK_FALSE(gives_away(q));

@@ -110,6 +110,12 @@ Question draw_question(const QuizInfo& quiz, const std::vector<QuizRange>& range
     }
     q = make_question(quiz.id, params, base);
     if (q.error.empty() && gives_away(q)) q.error = "the question's text would show its answer";
+    // A question about exactly what the step's knobs already show could be answered by reading
+    // (or sweeping) the scene of the lesson's own example. (The source and accuracy scenes show
+    // the same code and table for every question: nothing of the question to read off.)
+    const bool scene_poses_it = quiz.scene != SceneKind::source && quiz.scene != SceneKind::accuracy;
+    if (q.error.empty() && scene_poses_it && knob_values(q.reveal) == knob_values(base))
+      q.error = "the step's own configuration";
     if (q.error.empty()) break;
   }
   q.seed = seed;
