@@ -12,7 +12,11 @@ namespace ts::viz {
 
 namespace {
 
-ImU32 kind_colour(sim::OpKind k) {
+// The producer's mbarrier waits are for a stage to be handed back, not for data: their own colour.
+constexpr ImU32 kFreeStage = IM_COL32(95, 105, 150, 255);
+
+ImU32 kind_colour(sim::OpKind k, bool producer = false) {
+  if (producer && k == sim::OpKind::wait) return kFreeStage;
   switch (k) {
     case sim::OpKind::tma_load: return colour::tma;
     case sim::OpKind::mma: return colour::mma;
@@ -191,7 +195,7 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
     if (shown > plot_px && !row.producer) {
       std::vector<ColouredSpan> spans;
       for (const GanttBar& b : row.bars)
-        if (b.end >= ax.t0 && b.start <= ax.t1) spans.push_back({ax.x(b.start), ax.x(b.end), kind_colour(b.kind)});
+        if (b.end >= ax.t0 && b.start <= ax.t1) spans.push_back({ax.x(b.start), ax.x(b.end), kind_colour(b.kind, row.producer)});
       paint_binned(dl, spans, ax.x0, ax.x1, y + 2, y + 2 + bar_h);
       continue;
     }
@@ -210,7 +214,7 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
           if (x0 >= tick_x + 2) dl->AddLine(ImVec2(x0, y + 1), ImVec2(x0, y + bar_h), colour::tma, 1.5f), tick_x = x0;
           continue;
         }
-        work.bar(x0, x1, kind_colour(b.kind), mma_layer ? 0 : bar_h * 0.25f);
+        work.bar(x0, x1, kind_colour(b.kind, row.producer), mma_layer ? 0 : bar_h * 0.25f);
       }
     }
   }
@@ -249,6 +253,18 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
     else if (i < stage_row0) label = "tensor core, SP " + std::to_string(i - core_row0);
     else label = "stage " + std::to_string(i - stage_row0);
     text_at(dl, f.small, ImVec2(area.min.x, y + (row_h - 14) / 2), i < core_row0 ? colour::text : colour::white, label);
+    // Hovering a warp's row names where all its waiting went.
+    if (i < core_row0 && ImGui::IsMouseHoveringRect(ImVec2(area.min.x, y), ImVec2(ax.x1 + 120, y + row_h))) {
+      const WaitSummary& w = m.rows[i].waits;
+      const auto pct = [&](double v) { return std::to_string(static_cast<int>(std::lround(w.run > 0 ? 100 * v / w.run : 0))) + " %"; };
+      const std::string tip =
+          m.rows[i].label + ", sub-partition " + std::to_string(m.rows[i].sub_partition) + ", over the SM's run:\n" +
+          (m.rows[i].producer ? "waits for a free stage (empty barrier) " + pct(w.free_stage) + "\n"
+                              : "waits for data (full barrier) " + pct(w.data) + ", of it with its tensor core idle " +
+                                    pct(w.starved) + "\nwaits for its own wgmma " + pct(w.own_mma) + "\n") +
+          "waits for stores to read their tile " + pct(w.store) + "\nwarpgroup and block syncs " + pct(w.sync);
+      ImGui::SetTooltip("%s", tip.c_str());
+    }
     dl->AddLine(ImVec2(ax.x0, y + row_h - 1), ImVec2(ax.x1, y + row_h - 1), colour::faint);
   }
   // What each warp's waiting went to, over the SM's whole run.
@@ -272,14 +288,15 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
   if (c.lit("stages") && !m.stages.empty()) frame_rows(stage_row0, m.stages.size());
 
   char idle[96];
-  std::snprintf(idle, sizeof idle, "all four idle %.1f %% of SM %u's time (red)", 100 * m.idle_fraction(), s.sm);
+  std::snprintf(idle, sizeof idle, "red: all four idle, %.1f %% of the run", 100 * m.idle_fraction());
   float x = area.min.x;
   const float ly = area.max.y - 18;
-  x = legend_item(dl, f, ImVec2(x, ly), colour::tma, "TMA load / stage loading");
+  x = legend_item(dl, f, ImVec2(x, ly), colour::tma, "TMA load, loading");
   x = legend_item(dl, f, ImVec2(x, ly), colour::mma, "wgmma");
-  x = legend_item(dl, f, ImVec2(x, ly), IM_COL32(80, 110, 90, 255), "waits for own wgmma");
-  x = legend_item(dl, f, ImVec2(x, ly), colour::waiting, "waits for data");
-  x = legend_item(dl, f, ImVec2(x, ly), kHeld, "stage held");
+  x = legend_item(dl, f, ImVec2(x, ly), IM_COL32(80, 110, 90, 255), "waits: own wgmma");
+  x = legend_item(dl, f, ImVec2(x, ly), colour::waiting, "data");
+  x = legend_item(dl, f, ImVec2(x, ly), kFreeStage, "free stage");
+  x = legend_item(dl, f, ImVec2(x, ly), kHeld, "held");
   x = legend_item(dl, f, ImVec2(x, ly), colour::epilogue, "epilogue");
   text_at(dl, c.lit("idle") ? f.bold : f.small, ImVec2(x, ly), colour::idle, idle);
   if (c.lit("epilogue")) {
