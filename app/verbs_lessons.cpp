@@ -72,6 +72,8 @@ VerbRun add_lessons_verb(CLI::App& cli) {
   auto dir = std::make_shared<std::string>();
   auto timing = std::make_shared<bool>(false);
   auto results = std::make_shared<bool>(false);
+  auto key = std::make_shared<bool>(false);
+  auto seeds = std::make_shared<std::vector<uint64_t>>();
   auto results_files = std::make_shared<std::vector<std::string>>();
   auto* cmd = cli.add_subcommand("lessons", "List the lessons and their steps, and check the lesson files");
   cmd->add_option("--dir,--lessons-dir", *dir, "Folder of lesson files (default: $TILESCOPE_LESSONS_DIR, else lessons/)");
@@ -81,8 +83,30 @@ VerbRun add_lessons_verb(CLI::App& cli) {
   cmd->add_option("--results-file", *results_files,
                   "With --results: a results file to read, repeatable (default: $TILESCOPE_RESULTS, else "
                   "~/.local/share/tilescope/results.jsonl)");
-  return [cmd, dir, timing, results, results_files]() -> int {
+  cmd->add_flag("--key", *key,
+                "Print every exercise's question and key for the given seeds (an attempt's seed, from the results, "
+                "gives exactly the question that student saw)");
+  cmd->add_option("--seed", *seeds, "With --key: seeds to draw with, repeatable (default 1)");
+  return [cmd, dir, timing, results, results_files, key, seeds]() -> int {
     if (!cmd->parsed()) return -1;
+    if (!seeds->empty() && !*key) throw UsageError("--seed needs --key");
+    if (*key) {
+      const viz::LessonSet set = load_lessons_or_usage_error(*dir);
+      const std::vector<uint64_t> draw = seeds->empty() ? std::vector<uint64_t>{1} : *seeds;
+      for (const auto& l : set.lessons)
+        for (size_t s = 0; s < l.steps.size(); ++s) {
+          const viz::LessonStep& step = l.steps[s];
+          if (step.exercise.empty()) continue;
+          const viz::QuizInfo* info = viz::find_quiz(step.exercise);
+          for (uint64_t seed : draw) {
+            const viz::Question q = viz::draw_question(*info, step.exercise_ranges, step.state, seed);
+            std::cout << l.id << " step " << s + 1 << ", " << step.exercise << ", seed " << seed << "\n  " << q.text
+                      << "\n  key: " << viz::key_text(q) << " (" << q.explanation << ")\n";
+          }
+        }
+      for (const auto& e : set.errors) std::cerr << e.text() << "\n";
+      return set.errors.empty() ? 0 : 1;
+    }
     if (!results_files->empty() && !*results) throw UsageError("--results-file needs --results");
     if (*results) {
       std::vector<std::filesystem::path> files(results_files->begin(), results_files->end());

@@ -39,3 +39,8 @@ if(at EQUAL -1)
   message(FATAL_ERROR "the export lacks bob's good attempt:\n${last_stdout}")
 endif()
 expect_cli(2 "--results-file needs --results" ARGS lessons --results-file ${RESULTS}/ada.jsonl)
+
+# The answer key: every exercise's question and key for a seed; the same seed, the same question.
+expect_cli(0 "memory-roofline step 8, gemm-intensity, seed 7" ARGS lessons --key --seed 7 --dir ${LESSONS})
+expect_cli(0 "key: " ARGS lessons --key --dir ${LESSONS})
+expect_cli(2 "--seed needs --key" ARGS lessons --seed 3)

@@ -178,3 +178,15 @@ TEST_CASE("lesson Markdown: tables, images and glossary links", "[gui][markdown]
   CHECK(doc.blocks[2].runs[0].text == "the tile");
   CHECK(doc.blocks[3].runs[0].text == "After.");
 }
+
+TEST_CASE("a step's text draws its table and its image", "[gui][markdown]") {
+  HeadlessRenderer& renderer = renderer_for(kFixtures / "media");
+  REQUIRE(renderer.lessons().errors.empty());
+  REQUIRE(renderer.lessons().lessons.size() == 1);
+  const FrameCapture frame = renderer.render(0, 0, 1280, 800, 1, 1);
+  // The picture is pure magenta, a colour nothing else in the frame uses: count its pixels.
+  size_t magenta = 0;
+  for (size_t i = 0; i + 3 < frame.rgba.size(); i += 4)
+    magenta += frame.rgba[i] == 255 && frame.rgba[i + 1] == 0 && frame.rgba[i + 2] == 255;
+  CHECK(magenta >= 64 * 24 / 2);
+}

@@ -31,8 +31,8 @@ std::string params_text(const QuizParams& p) {
 void teacher_key(const App& app) {
   if (!app.classroom.teacher || !app.attempt) return;
   const Question& q = app.attempt->question;
-  coloured_text(colour::highlight, "Teacher: key " + key_text(q) + ". " + q.explanation + ". (seed " +
-                                       std::to_string(q.seed) + ", " + params_text(q.params) + ")");
+  coloured_text(colour::highlight, "Teacher: the key is " + key_text(q) + " (" + q.explanation + "); seed " +
+                                       std::to_string(q.seed) + ", " + params_text(q.params));
 }
 
 // The open exercise before the answer: the question and a box for the number, in place of the

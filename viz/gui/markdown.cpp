@@ -285,7 +285,7 @@ float draw_table(ImDrawList* dl, const Fonts& fonts, const MdBlock& table, float
   std::vector<float> natural(cols, 0);
   for (const auto& row : table.rows)
     for (size_t c = 0; c < row.size(); ++c)
-      natural[c] = std::max(natural[c], runs_width(fonts, table, row[c].runs, row[c].header ? md_strong : 0) + 2 * pad);
+      natural[c] = std::max(natural[c], runs_width(fonts, table, row[c].runs, row[c].header ? md_strong : 0) + 2 * pad + 2);
   float total = 0;
   for (float w : natural) total += w;
   const float avail = right - left;
