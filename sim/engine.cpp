@@ -601,6 +601,12 @@ class Engine {
     sm.blocks--, sm.threads -= b.threads, sm.shared -= b.shared, sm.registers -= b.registers;
     b.trace.warps.clear();  // drop the block's op sources
     end_ = std::max(end_, t);
+    ++retired_;
+    if (opt_.progress) [[unlikely]] {
+      const uint32_t total = grid_.blocks(), step = std::max(1u, total / 256);
+      if ((retired_ % step == 0 || retired_ == total) && !opt_.progress(retired_, total))
+        throw SimCancelled("simulation stopped after " + std::to_string(retired_) + " of " + std::to_string(total) + " blocks");
+    }
     while (try_place(b.sm, t)) {
     }
   }
@@ -661,7 +667,7 @@ class Engine {
   std::priority_queue<double, std::vector<double>, std::greater<>> stores_in_flight_;  // read_done of each
   std::optional<BlockTrace> pending_;
   std::unordered_map<uint64_t, SmemCost> smem_costs_;
-  uint32_t next_block_ = 0;
+  uint32_t next_block_ = 0, retired_ = 0;
   uint64_t seq_ = 0;
   double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, store_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
   SimReport report_;

@@ -14,6 +14,8 @@
 // allow, in launch order. Deterministic: no randomness, ties broken by sequence number.
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -135,6 +137,14 @@ struct SimOptions {
   uint32_t timeline_sms = 0;  // record spans for SMs 0..timeline_sms-1
   uint32_t barrier_log_sms = 0;  // record barrier events for SMs 0..barrier_log_sms-1 (off: 0)
   uint32_t load_log_sms = 0;     // ... and only the TMA loads (tma_issue) of SMs up to this one
+  // Called as blocks finish (about 256 times a run, and at the last) with the blocks done and the
+  // grid's total; returning false stops the simulation, which then throws SimCancelled.
+  std::function<bool(uint32_t done, uint32_t total)> progress;
+};
+
+// A simulation stopped by its progress callback (e.g. on Ctrl-C).
+struct SimCancelled : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Throws std::runtime_error on a malformed stream (wait on an uninitialised barrier, a deadlock:

@@ -295,3 +295,21 @@ TEST_CASE("a shared-memory load: its wavefronts on the SM's pipe, then the laten
   CHECK(r.bank_conflicts == 112);
   CHECK(r.smem[0][static_cast<int>(SmemWalk::matrix_x4)].instructions == 4);
 }
+
+TEST_CASE("progress reports blocks done and a false return stops the simulation", "[engine]") {
+  const std::vector<TraceOp> warp = {op(OpKind::mma, 0, 64, 0, 131072), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
+  HandGrid grid({warp}, 10);
+  SimOptions opt;
+  std::vector<uint32_t> seen;
+  opt.progress = [&](uint32_t done, uint32_t total) {
+    CHECK(total == 10);
+    seen.push_back(done);
+    return true;
+  };
+  simulate(grid, simple_params(), opt);
+  REQUIRE(seen.size() == 10);  // every block of a small grid, the last included
+  CHECK(seen.back() == 10);
+  HandGrid again({warp}, 10);
+  opt.progress = [](uint32_t done, uint32_t) { return done < 3; };
+  CHECK_THROWS_AS(simulate(again, simple_params(), opt), SimCancelled);
+}
