@@ -10,14 +10,7 @@
 
 #include <cuda_runtime.h>
 
-#define CHECK_CUDA(call)                                                                       \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
+#include "kernels/probes/check_cuda.cuh"
 
 // `none` executes no shared instruction: a control, to see what a launch counts without one.
 enum Op { ld32, ld64, ld128, st32, st64, st128, ldsm1, ldsm2, ldsm4, ldsm4t, stsm4, none, num_ops };

@@ -18,14 +18,7 @@
 
 using namespace ts;
 
-#define CHECK_CUDA(call)                                                                            \
-  do {                                                                                              \
-    cudaError_t err_ = (call);                                                                      \
-    if (err_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
-  } while (0)
+#include "kernels/probes/check_cuda.cuh"
 
 constexpr int kMaxGroups = 3, kN = 128;
 struct Smem {
