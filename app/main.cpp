@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   cli.add_option("--results-file", gui.results_file,
                  "With no verb: where attempts are appended (default: $TILESCOPE_RESULTS, else ~/.local/share/tilescope/results.jsonl)");
   cli.add_flag("--teacher", gui.teacher, "With no verb: show the exercises' keys and the attempts");
+  cli.add_option("--zoom", gui.zoom, "With no verb: draw everything this many times larger, for a projector (1 to 3)");
   try {
     cli.parse(argc, argv);
     for (auto& run : verbs)

@@ -21,6 +21,7 @@ VerbRun add_calibrate_verb(CLI::App& cli);
 struct GuiOptions {
   std::string student, results_file;  // empty: the defaults (viz/lesson/results.hpp)
   bool teacher = false;
+  float zoom = 1;  // a projector: everything drawn this many times larger
 };
 int run_lesson_gui(const std::string& lessons_dir, const GuiOptions& options);
 

@@ -35,6 +35,7 @@ VerbRun add_render_verb(CLI::App& cli) {
     double sim_wait = 300;
     bool teacher = false;
     uint64_t seed = 1;
+    float zoom = 1;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = cli.add_subcommand("render", "Draw one lesson step, the whole app frame, to a PNG without a window");
@@ -49,6 +50,7 @@ VerbRun add_render_verb(CLI::App& cli) {
   cmd->add_option("--answer", args->answer, "An exercise step: commit this answer and draw the feedback and the scene");
   cmd->add_flag("--teacher", args->teacher, "An exercise step: draw it as a teacher sees it (the key)");
   cmd->add_option("--seed", args->seed, "An exercise step: the seed its question is drawn with (not 0)")->capture_default_str();
+  cmd->add_option("--zoom", args->zoom, "Draw everything this many times larger, as for a projector (1 to 3)")->capture_default_str();
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
 #ifndef TILESCOPE_HAVE_GUI
@@ -72,6 +74,7 @@ VerbRun add_render_verb(CLI::App& cli) {
                        std::to_string(args->step));
 #ifdef TILESCOPE_HAVE_GUI
     if (args->seed == 0) throw UsageError("--seed must not be 0");
+    if (!(args->zoom >= 1 && args->zoom <= 3)) throw UsageError("--zoom must be from 1 to 3");
     viz::HeadlessRenderer renderer(std::move(set));
     renderer.set_simulation_wait(args->sim_wait);
     viz::Classroom classroom;
@@ -79,6 +82,7 @@ VerbRun add_render_verb(CLI::App& cli) {
     classroom.seed = args->seed;
     classroom.teacher = args->teacher;
     classroom.answer = args->answer;
+    classroom.zoom = args->zoom;
     renderer.set_classroom(classroom);
     if (width > renderer.max_size() || height > renderer.max_size())
       throw UsageError("--size " + args->size + " is larger than this OpenGL driver allows (" +
@@ -104,6 +108,8 @@ int run_lesson_gui(const std::string& lessons_dir, const GuiOptions& options) {
   if (!options.student.empty()) classroom.student = options.student;
   if (!options.results_file.empty()) classroom.results_file = options.results_file;
   classroom.teacher = options.teacher;
+  if (!(options.zoom >= 1 && options.zoom <= 3)) throw UsageError("--zoom must be from 1 to 3");
+  classroom.zoom = options.zoom;
   return viz::run_gui(load_lessons_or_usage_error(lessons_dir), classroom);
 #else
   (void)lessons_dir;

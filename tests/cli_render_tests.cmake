@@ -38,3 +38,8 @@ expect_cli(2 "larger than this OpenGL driver allows"
 expect_cli(1 "cannot open an OpenGL window" UNSET DISPLAY WAYLAND_DISPLAY
            ARGS render --lesson banks-swizzles --step 1 --out ${OUT}/x.png --lessons-dir ${LESSONS})
 expect_cli(1 "cannot open an OpenGL window" UNSET DISPLAY WAYLAND_DISPLAY ARGS --lessons-dir ${LESSONS})
+
+# A projector's zoom: the same frame drawn larger; exercises drawn with their verdict.
+expect_cli(0 "wrote ${OUT}/zoom.png (1920x1080)" ARGS render --lesson memory-roofline --step 1 --zoom 1.5 --size 1920x1080 --frames 1 --out ${OUT}/zoom.png --lessons-dir ${LESSONS})
+expect_cli(2 "--zoom must be from 1 to 3" ARGS render --lesson memory-roofline --step 1 --zoom 5 --out ${OUT}/zoom.png --lessons-dir ${LESSONS})
+expect_cli(0 "wrote ${OUT}/answered.png" ARGS render --lesson banks-swizzles --step 8 --answer 4 --teacher --frames 1 --out ${OUT}/answered.png --lessons-dir ${LESSONS})

@@ -84,8 +84,10 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
                              " framebuffer");
 
   ImGuiIO& io = ImGui::GetIO();
-  io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
-  io.DisplayFramebufferScale = ImVec2(1, 1);
+  // As the window does with a zoom (a projector): laid out smaller, drawn larger.
+  const float zoom = app.classroom.zoom;
+  io.DisplaySize = ImVec2(static_cast<float>(width) / zoom, static_cast<float>(height) / zoom);
+  io.DisplayFramebufferScale = ImVec2(zoom, zoom);
   io.DeltaTime = 1.0f / 60.0f;
   io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no mouse: no hover effects or tooltips
   FrameCapture out;

@@ -2,11 +2,27 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <cfloat>
+
 #include "viz/gui/app.hpp"
 #include "viz/gui/gl.hpp"
 #include "viz/gui/gui.hpp"
 
 namespace ts::viz {
+
+namespace {
+
+// The frame laid out for a display `zoom` times smaller and drawn `zoom` times larger: every
+// text, line and scene grows alike (a projector at the back of a room), the mouse follows.
+void apply_zoom(float zoom) {
+  if (zoom == 1) return;
+  ImGuiIO& io = ImGui::GetIO();
+  io.DisplaySize = ImVec2(io.DisplaySize.x / zoom, io.DisplaySize.y / zoom);
+  io.DisplayFramebufferScale = ImVec2(io.DisplayFramebufferScale.x * zoom, io.DisplayFramebufferScale.y * zoom);
+  if (io.MousePos.x > -FLT_MAX) io.MousePos = ImVec2(io.MousePos.x / zoom, io.MousePos.y / zoom);
+}
+
+}  // namespace
 
 int run_gui(LessonSet lessons, Classroom classroom) {
   GLFWwindow* window = open_gl_window(1280, 800, "TileScope", true);
@@ -24,6 +40,7 @@ int run_gui(LessonSet lessons, Classroom classroom) {
     glfwWaitEventsTimeout(0.05);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
+    apply_zoom(app.classroom.zoom);
     ImGui::NewFrame();
     draw_app_frame(app);
     ImGui::Render();

@@ -42,6 +42,9 @@ struct Classroom {
   bool teacher = false;
   uint64_t seed = 0;
   std::string answer;
+  // For a projector: the whole frame drawn this many times larger (1 to 3), laid out as on a
+  // screen that many times smaller.
+  float zoom = 1;
 };
 
 Attempt make_attempt(const Question& q, const std::string& student, const std::string& lesson, int step,
