@@ -112,7 +112,9 @@ VerbRun add_lessons_verb(CLI::App& cli) {
       std::vector<std::filesystem::path> files(results_files->begin(), results_files->end());
       if (files.empty()) files.push_back(viz::default_results_file());
       const viz::ResultsFile r = viz::load_results(files);
-      std::cout << viz::results_json(r, files) << "\n";
+      // Each attempt is checked against the lessons (its seed draws the question again).
+      const viz::LessonSet lessons = load_lessons_or_usage_error(*dir);
+      std::cout << viz::results_json(r, files, &lessons) << "\n";
       for (const auto& p : r.problems) std::cerr << p << "\n";
       return r.problems.empty() ? 0 : 1;
     }

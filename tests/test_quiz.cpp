@@ -234,3 +234,34 @@ TEST_CASE("attempts are appended, read back from several files, and exported as 
   CHECK(doc["attempts"][0]["params"]["n"] == 3072);
   fs::remove_all(dir);
 }
+
+TEST_CASE("the export checks each attempt against the lessons: an edited verdict is caught", "[quiz][results]") {
+  const auto steps = exercise_steps();
+  REQUIRE_FALSE(steps.empty());
+  const ExerciseStep& e = steps[0];
+  int step_no = 0;
+  for (size_t i = 0; i < e.lesson->steps.size(); ++i)
+    if (&e.lesson->steps[i] == e.step) step_no = static_cast<int>(i) + 1;
+  const Question q = draw_question(*find_quiz(e.step->exercise), e.step->exercise_ranges, e.step->state, 42);
+  ResultsFile r;
+  r.attempts.push_back(make_attempt(q, "ada", e.lesson->id, step_no, "1", 1));          // wrong, honestly recorded
+  r.attempts.push_back(make_attempt(q, "bob", e.lesson->id, step_no, "1", 1));
+  r.attempts.back().right = true;                                                    // edited to right
+  r.attempts.push_back(make_attempt(q, "cy", e.lesson->id, step_no, std::to_string(q.answer), q.answer));  // right
+  CHECK(check_attempt(r.attempts[0], shipped()).agrees);
+  CHECK_FALSE(check_attempt(r.attempts[1], shipped()).agrees);
+  CHECK(check_attempt(r.attempts[1], shipped()).checked);
+  CHECK(check_attempt(r.attempts[2], shipped()).agrees);
+  Attempt moved = r.attempts[2];
+  moved.seed = 43;  // another seed draws another question: nothing can be said
+  CHECK_FALSE(check_attempt(moved, shipped()).checked);
+
+  const auto doc = nlohmann::json::parse(results_json(r, {}, &shipped()));
+  CHECK(doc["attempts"][1]["verified"] == false);
+  CHECK(doc["attempts"][2]["verified"] == true);
+  const auto& bob = doc["students"][1];
+  CHECK(bob["student"] == "bob");
+  CHECK(bob["solved"] == 0);  // the edited verdict does not count
+  CHECK(bob["exercises"][0]["contradicted"] == 1);
+  CHECK(doc["students"][2]["solved"] == 1);
+}

@@ -1,6 +1,7 @@
 #include "viz/lesson/results.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -8,6 +9,8 @@
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "viz/lesson/lesson.hpp"
 
 namespace ts::viz {
 
@@ -122,23 +125,46 @@ ResultsFile load_results(const std::vector<fs::path>& files) {
   return r;
 }
 
-std::string results_json(const ResultsFile& results, const std::vector<fs::path>& files) {
+AttemptCheck check_attempt(const Attempt& a, const LessonSet& lessons) {
+  const int l = find_lesson(lessons, a.lesson);
+  if (l < 0) return {false, false, "no lesson '" + a.lesson + "' now"};
+  const auto& steps = lessons.lessons[l].steps;
+  if (a.step < 1 || a.step > static_cast<int>(steps.size()) || steps[a.step - 1].exercise != a.exercise)
+    return {false, false, "step " + std::to_string(a.step) + " of '" + a.lesson + "' no longer asks " + a.exercise};
+  const LessonStep& step = steps[a.step - 1];
+  const Question q = draw_question(*find_quiz(step.exercise), step.exercise_ranges, step.state, a.seed);
+  if (q.text != a.question || q.params != a.params) return {false, false, "the exercise's question has changed since"};
+  if (std::fabs(q.answer - a.key) > 1e-9 * std::max(1.0, std::fabs(q.answer)))
+    return {true, false, "the recorded key is not the question's"};
+  if (accepts(q, a.value) != a.right) return {true, false, "the recorded verdict is not the key's"};
+  return {true, true, ""};
+}
+
+std::string results_json(const ResultsFile& results, const std::vector<fs::path>& files, const LessonSet* lessons) {
   json doc;
   doc["files"] = json::array();
   for (const auto& f : files) doc["files"].push_back(f.string());
   doc["problems"] = results.problems;
   doc["attempts"] = json::array();
   struct Tally {
-    int attempts = 0, right = 0, first_right = 0;
+    int attempts = 0, right = 0, first_right = 0, contradicted = 0;
     std::string lesson;
   };
   std::map<std::string, std::map<std::string, Tally>> by_student;  // student -> exercise -> tally
   for (const Attempt& a : results.attempts) {
-    doc["attempts"].push_back(to_json(a));
+    json j = to_json(a);
+    bool counts = a.right;
     Tally& t = by_student[a.student][a.exercise];
+    if (lessons) {
+      const AttemptCheck c = check_attempt(a, *lessons);
+      j["verified"] = c.checked ? json(c.agrees) : json(nullptr);
+      if (!c.reason.empty()) j["verified_note"] = c.reason;
+      if (c.checked && !c.agrees) counts = false, ++t.contradicted;
+    }
+    doc["attempts"].push_back(std::move(j));
     t.lesson = a.lesson;
     ++t.attempts;
-    if (a.right) {
+    if (counts) {
       ++t.right;
       if (!t.first_right) t.first_right = t.attempts;
     }
@@ -149,7 +175,7 @@ std::string results_json(const ResultsFile& results, const std::vector<fs::path>
     int solved = 0;
     for (const auto& [exercise, t] : exercises) {
       s["exercises"].push_back({{"exercise", exercise}, {"lesson", t.lesson}, {"attempts", t.attempts}, {"right", t.right},
-                                {"first_right_attempt", t.first_right}});
+                                {"first_right_attempt", t.first_right}, {"contradicted", t.contradicted}});
       solved += t.right > 0;
     }
     s["solved"] = solved;

@@ -60,8 +60,22 @@ struct ResultsFile {
 // A missing file is no attempts, no problem (nobody answered yet).
 ResultsFile load_results(const std::vector<std::filesystem::path>& files);
 
+struct LessonSet;
+
+// Whether an attempt is what the lessons say: its seed, lesson, step and ranges draw the question
+// again, whose key and verdict must match the record. `checked` false: the question drawn now is
+// not the one recorded (the lesson changed since), so nothing can be said.
+struct AttemptCheck {
+  bool checked = false, agrees = false;
+  std::string reason;
+};
+AttemptCheck check_attempt(const Attempt& a, const LessonSet& lessons);
+
 // The export: every attempt, and per student and exercise the attempts, the right ones and the
-// attempt number of the first right one (0: none), as one JSON document.
-std::string results_json(const ResultsFile& results, const std::vector<std::filesystem::path>& files);
+// attempt number of the first right one (0: none), as one JSON document. With `lessons`, each
+// attempt is checked (check_attempt): a record whose key or verdict the lessons contradict (an
+// edited file) is marked "verified": false and counts as wrong.
+std::string results_json(const ResultsFile& results, const std::vector<std::filesystem::path>& files,
+                         const LessonSet* lessons = nullptr);
 
 }  // namespace ts::viz
