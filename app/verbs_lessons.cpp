@@ -73,6 +73,7 @@ VerbRun add_lessons_verb(CLI::App& cli) {
   auto timing = std::make_shared<bool>(false);
   auto results = std::make_shared<bool>(false);
   auto key = std::make_shared<bool>(false);
+  auto csv = std::make_shared<bool>(false);
   auto seeds = std::make_shared<std::vector<uint64_t>>();
   auto results_files = std::make_shared<std::vector<std::string>>();
   auto* cmd = cli.add_subcommand("lessons", "List the lessons and their steps, and check the lesson files");
@@ -87,9 +88,11 @@ VerbRun add_lessons_verb(CLI::App& cli) {
                 "Print every exercise's question and key for the given seeds (an attempt's seed, from the results, "
                 "gives exactly the question that student saw)");
   cmd->add_option("--seed", *seeds, "With --key: seeds to draw with, repeatable (default 1)");
-  return [cmd, dir, timing, results, results_files, key, seeds]() -> int {
+  cmd->add_flag("--csv", *csv, "With --results: a gradebook instead, one CSV row per student, right/attempts per exercise");
+  return [cmd, dir, timing, results, results_files, key, seeds, csv]() -> int {
     if (!cmd->parsed()) return -1;
     if (!seeds->empty() && !*key) throw UsageError("--seed needs --key");
+    if (*csv && !*results) throw UsageError("--csv needs --results");
     if (*key) {
       const viz::LessonSet set = load_lessons_or_usage_error(*dir);
       const std::vector<uint64_t> draw = seeds->empty() ? std::vector<uint64_t>{1} : *seeds;
@@ -114,7 +117,7 @@ VerbRun add_lessons_verb(CLI::App& cli) {
       const viz::ResultsFile r = viz::load_results(files);
       // Each attempt is checked against the lessons (its seed draws the question again).
       const viz::LessonSet lessons = load_lessons_or_usage_error(*dir);
-      std::cout << viz::results_json(r, files, &lessons) << "\n";
+      std::cout << (*csv ? viz::results_csv(r, lessons) : viz::results_json(r, files, &lessons) + "\n");
       for (const auto& p : r.problems) std::cerr << p << "\n";
       return r.problems.empty() ? 0 : 1;
     }

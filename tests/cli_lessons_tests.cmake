@@ -44,3 +44,5 @@ expect_cli(2 "--results-file needs --results" ARGS lessons --results-file ${RESU
 expect_cli(0 "memory-roofline step 8, gemm-intensity, seed 7" ARGS lessons --key --seed 7 --dir ${LESSONS})
 expect_cli(0 "key: " ARGS lessons --key --dir ${LESSONS})
 expect_cli(2 "--seed needs --key" ARGS lessons --seed 3)
+expect_cli(0 "student,solved,memory-roofline/8 gemm-intensity" ARGS lessons --results --csv --results-file ${RESULTS}/ada.jsonl --dir ${LESSONS})
+expect_cli(2 "--csv needs --results" ARGS lessons --csv)

@@ -264,4 +264,12 @@ TEST_CASE("the export checks each attempt against the lessons: an edited verdict
   CHECK(bob["solved"] == 0);  // the edited verdict does not count
   CHECK(bob["exercises"][0]["contradicted"] == 1);
   CHECK(doc["students"][2]["solved"] == 1);
+
+  // The gradebook: a row per student, right/attempts under the exercise's column.
+  const std::string csv = results_csv(r, shipped());
+  const std::string column = e.lesson->id + "/" + std::to_string(step_no) + " " + e.step->exercise;
+  CHECK(csv.rfind("student,solved," + column, 0) == 0);
+  CHECK(csv.find("\nada,0,0/1") != std::string::npos);
+  CHECK(csv.find("\nbob,0,0/1") != std::string::npos);  // the edited verdict does not count
+  CHECK(csv.find("\ncy,1,1/1") != std::string::npos);
 }

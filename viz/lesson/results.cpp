@@ -184,4 +184,44 @@ std::string results_json(const ResultsFile& results, const std::vector<fs::path>
   return doc.dump(2);
 }
 
+std::string results_csv(const ResultsFile& results, const LessonSet& lessons) {
+  // The exercises in lesson order: the gradebook's columns.
+  std::vector<std::string> columns;
+  for (const Lesson& l : lessons.lessons)
+    for (size_t i = 0; i < l.steps.size(); ++i)
+      if (!l.steps[i].exercise.empty()) columns.push_back(l.id + "/" + std::to_string(i + 1) + " " + l.steps[i].exercise);
+  std::map<std::string, std::map<std::string, std::pair<int, int>>> tally;  // student -> column -> (right, attempts)
+  for (const Attempt& a : results.attempts) {
+    const AttemptCheck c = check_attempt(a, lessons);
+    auto& [right, attempts] = tally[a.student][a.lesson + "/" + std::to_string(a.step) + " " + a.exercise];
+    ++attempts;
+    right += a.right && !(c.checked && !c.agrees);
+  }
+  // Names may hold commas or quotes: quoted as CSV quotes them.
+  const auto cell = [](const std::string& v) {
+    if (v.find_first_of(",\"\n") == std::string::npos) return v;
+    std::string q = "\"";
+    for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+    return q + "\"";
+  };
+  std::string out = "student,solved";
+  for (const auto& c : columns) out += "," + cell(c);
+  out += "\n";
+  for (const auto& [student, cols] : tally) {
+    int solved = 0;
+    std::string row;
+    for (const auto& c : columns) {
+      const auto it = cols.find(c);
+      if (it == cols.end()) {
+        row += ",";
+        continue;
+      }
+      solved += it->second.first > 0;
+      row += "," + std::to_string(it->second.first) + "/" + std::to_string(it->second.second);
+    }
+    out += cell(student) + "," + std::to_string(solved) + row + "\n";
+  }
+  return out;
+}
+
 }  // namespace ts::viz

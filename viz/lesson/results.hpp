@@ -78,4 +78,8 @@ AttemptCheck check_attempt(const Attempt& a, const LessonSet& lessons);
 std::string results_json(const ResultsFile& results, const std::vector<std::filesystem::path>& files,
                          const LessonSet* lessons = nullptr);
 
+// The same tally as a gradebook: one row per student, "solved" and, per exercise of `lessons` in
+// lesson order, "right/attempts" (contradicted records count as wrong).
+std::string results_csv(const ResultsFile& results, const LessonSet& lessons);
+
 }  // namespace ts::viz
