@@ -11,8 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "app/verbs.hpp"
-#include "kernels/attention/attention_trace.hpp"
-#include "kernels/gemm/gemm_trace.hpp"
 
 namespace ts::app {
 
@@ -32,17 +30,6 @@ double clock_mhz(const std::string& clock, const sim::MachineSpec& m) {
   if (end == clock.c_str() || *end != '\0' || !(mhz >= 100 && mhz <= 5000))
     throw UsageError("--clock takes sustained, boost or a clock in MHz (100..5000); got '" + clock + "'");
   return mhz;
-}
-
-sim::SimReport simulate_gemm(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg, const sim::EngineParams& p,
-                             const sim::SimOptions& opt) {
-  std::unique_ptr<sim::GridTrace> grid;
-  try {
-    grid = kernels::gemm_grid_trace(shape, cfg, static_cast<int>(p.sms));
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  return sim::simulate(*grid, p, opt);
 }
 
 namespace {
@@ -83,20 +70,64 @@ void append(sim::SimReport& total, sim::SimReport&& next) {
 
 }  // namespace
 
-sim::SimReport simulate_attention(const kernels::AttentionShape& shape, bool backward, const kernels::AttentionConfig& cfg,
-                                  const sim::EngineParams& p, const sim::SimOptions& opt) {
-  std::vector<kernels::TracedLaunch> launches;
-  try {
-    launches = kernels::attention_grid_traces(shape, backward, cfg);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+sim::SimReport simulate_launches(std::vector<kernels::TracedLaunch>& launches, const SimJob& job, const sim::EngineParams& p,
+                                 uint32_t timeline_sms, Progress* progress) {
+  sim::SimOptions opt;
+  opt.timeline_sms = timeline_sms;
   sim::SimReport total;
-  for (auto& launch : launches) append(total, sim::simulate(*launch.grid, p, opt));
-  total.seconds = total.cycles / (p.clock_mhz * 1e6);
-  total.flops = kernels::attention_flops(shape, backward);
+  uint64_t blocks_before = 0;  // in the launches already simulated
+  for (auto& launch : launches) {
+    std::unique_ptr<sim::GridTrace> watched;
+    sim::GridTrace* grid = launch.grid.get();
+    if (progress) {
+      watched = std::make_unique<WatchedGrid>(*launch.grid, *progress);
+      grid = watched.get();
+      // Blocks as the engine retires them; a Ctrl-C between two batches is WatchedGrid's.
+      opt.progress = [progress, blocks_before](uint32_t done, uint32_t) {
+        progress->blocks_retired(blocks_before + done);
+        return !CtrlC::pressed();
+      };
+    }
+    sim::SimReport r = sim::simulate(*grid, p, opt);
+    blocks_before += launch.grid->blocks();
+    if (launches.size() == 1) {
+      total = std::move(r);
+    } else {
+      append(total, std::move(r));
+    }
+  }
+  if (launches.size() > 1) total.seconds = total.cycles / (p.clock_mhz * 1e6);
+  // The pass's FLOPs as the bench counts them, when these are all its launches (one of the
+  // backward's alone keeps the engine's count of its MMAs).
+  if (job.attention && launches.size() == (job.backward ? 3u : 1u))
+    total.flops = kernels::attention_flops(job.attention_shape, job.backward);
   total.tflops = total.seconds > 0 ? total.flops / total.seconds / 1e12 : 0;
   return total;
+}
+
+sim::SimReport run_job(const SimJob& job, const sim::EngineParams& p, bool force, uint32_t timeline_sms,
+                       const std::string& only_launch) {
+  CtrlC ctrl_c;  // before the estimate: draining a big block takes a moment too
+  auto launches = trace_job(job, p.sms);
+  if (!only_launch.empty())
+    std::erase_if(launches, [&](const kernels::TracedLaunch& l) { return l.name != only_launch; });
+  if (launches.empty()) throw UsageError(job.title() + " has no launch named '" + only_launch + "'");
+  const auto estimates = estimate_ops(launches, kRefuseSeconds * kSimOpsPerSecond);
+  if (!force) refuse_if_too_long(job, estimates);
+  Progress progress("sim", Progress::Items::blocks);
+  uint64_t blocks = 0;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    blocks += launches[i].grid->blocks();
+    progress.add_work(estimates[i].ops);
+  }
+  progress.set_total(blocks);
+  try {
+    return simulate_launches(launches, job, p, timeline_sms, &progress);
+  } catch (const sim::SimCancelled&) {
+    progress.finish();
+    throw sim::SimCancelled("simulation stopped by Ctrl-C after " + std::to_string(progress.done()) + " of " +
+                            std::to_string(progress.total()) + " blocks");
+  }
 }
 
 std::string report_json(const sim::SimReport& r, double clock_mhz) {

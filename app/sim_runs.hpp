@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/attention/attention_api.hpp"
-#include "kernels/gemm/gemm_api.hpp"
+#include "app/sim_job.hpp"
+#include "app/sim_watch.hpp"
 #include "sim/engine.hpp"
 #include "sim/machine.hpp"
 
@@ -16,15 +16,20 @@ sim::MachineSpec machine_from(const std::string& file);
 // --clock: sustained, boost or a number of MHz.
 double clock_mhz(const std::string& clock, const sim::MachineSpec& m);
 
-sim::SimReport simulate_gemm(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg, const sim::EngineParams& p,
-                             const sim::SimOptions& opt);
+// A job's launches (trace_job), simulated one after another and combined into one report (cycles
+// add up; busy fractions are weighted by cycles; spans shift to where their launch started). For
+// attention, `flops` and `tflops` count 4 B H N^2 D (halved when causal, 2.5 times that for the
+// backward), as the measured rows do. With `progress`, the blocks done across the launches and
+// the ops drawn go into it, and a Ctrl-C stops the run (sim::SimCancelled).
+sim::SimReport simulate_launches(std::vector<kernels::TracedLaunch>& launches, const SimJob& job, const sim::EngineParams& p,
+                                 uint32_t timeline_sms = 0, Progress* progress = nullptr);
 
-// A pass of attention: every kernel it launches, simulated one after another (each pays its
-// launch), combined into one report (cycles add up; busy fractions are weighted by cycles; spans
-// shift to where their launch started). `flops` and `tflops` count 4 B H N^2 D (halved when
-// causal, 2.5 times that for the backward), as the measured rows do.
-sim::SimReport simulate_attention(const kernels::AttentionShape& shape, bool backward, const kernels::AttentionConfig& cfg,
-                                  const sim::EngineParams& p, const sim::SimOptions& opt);
+// What `tilescope sim` does with a job: trace it, estimate its ops, refuse it when it would take
+// longer than kRefuseSeconds (unless `force`), and simulate it with a progress line on stderr and
+// Ctrl-C handled. A Ctrl-C is a sim::SimCancelled whose message is the line to print. With
+// `only_launch` (a TracedLaunch name), that launch alone.
+sim::SimReport run_job(const SimJob& job, const sim::EngineParams& p, bool force, uint32_t timeline_sms = 0,
+                       const std::string& only_launch = "");
 
 std::string report_json(const sim::SimReport& r, double clock_mhz);
 // Pipe and issue-slot utilisations, shared-memory traffic by instruction kind: `--stats`.

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/ncu_counters.hpp"
 #include "app/sim_runs.hpp"
 #include "app/verbs.hpp"
 
@@ -22,11 +23,12 @@ namespace {
 
 struct Row {
   std::string group, shape, config;
-  double measured = 0, simulated = 0;
-  std::function<double()> simulate;  // TFLOPS
+  double measured = 0, simulated = 0;  // TFLOPS
+  SimJob job;
+  double clock_mhz = 0;  // the SM clock the row ran at (0: the machine's sustained clock)
 };
 
-std::vector<Row> gemm_rows(const nlohmann::json& doc, const sim::MachineSpec& machine) {
+std::vector<Row> gemm_rows(const nlohmann::json& doc) {
   std::vector<Row> rows;
   for (const auto& row : doc.at("rows")) {
     kernels::GemmConfig cfg;
@@ -44,14 +46,14 @@ std::vector<Row> gemm_rows(const nlohmann::json& doc, const sim::MachineSpec& ma
     const double clock = row.value("sm_clock_mhz", 0.0);
     char s[48];
     std::snprintf(s, sizeof s, "%lldx%lldx%lld", (long long)shape.m, (long long)shape.n, (long long)shape.k);
-    rows.push_back({row.value("group", ""), s, kernels::describe(cfg), row.at("tflops"), 0, [=, &machine] {
-                      return simulate_gemm(shape, cfg, sim::engine_params(machine, clock), {}).tflops;
-                    }});
+    SimJob job;
+    job.gemm_shape = shape, job.gemm = cfg;
+    rows.push_back({row.value("group", ""), s, kernels::describe(cfg), row.at("tflops"), 0, job, clock});
   }
   return rows;
 }
 
-std::vector<Row> attention_rows(const nlohmann::json& doc, const sim::MachineSpec& machine) {
+std::vector<Row> attention_rows(const nlohmann::json& doc) {
   std::vector<Row> rows;
   for (const auto& row : doc.at("rows")) {
     kernels::AttentionShape s;
@@ -62,31 +64,27 @@ std::vector<Row> attention_rows(const nlohmann::json& doc, const sim::MachineSpe
     char shape[64];
     std::snprintf(shape, sizeof shape, "B%lld H%lld N%lld D%lld", (long long)s.batch, (long long)s.heads_q, (long long)s.seq,
                   (long long)s.dim);
+    SimJob job;
+    job.attention = true, job.attention_shape = s, job.backward = bwd;
     rows.push_back({row.value("group", ""), shape, std::string(bwd ? "backward" : "forward") + (s.causal ? " causal" : ""),
-                    row.at("tflops"), 0, [=, &machine] {
-                      return simulate_attention(s, bwd, {}, sim::engine_params(machine, clock), {}).tflops;
-                    }});
+                    row.at("tflops"), 0, job, clock});
   }
   return rows;
 }
 
-// Runs every row's simulation on all cores, with a progress line on stderr.
-void simulate_all(std::vector<Row>& rows) {
-  std::atomic<size_t> next{0}, done{0};
+// fn(i) for i in 0..n on every core; the first exception any call threw is rethrown at the end.
+void parallel_for(size_t n, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
   std::mutex m;
   std::exception_ptr error;
-  const auto t0 = std::chrono::steady_clock::now();
   auto work = [&] {
-    for (size_t i; (i = next++) < rows.size();) {
+    for (size_t i; (i = next++) < n;) {
       try {
-        rows[i].simulated = rows[i].simulate();
+        fn(i);
       } catch (...) {
         std::lock_guard lock(m);
         if (!error) error = std::current_exception();
       }
-      std::lock_guard lock(m);
-      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "\rcompare: %zu of %zu rows simulated (%.0f s)   ", ++done, rows.size(), s);
     }
   };
   const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
@@ -94,8 +92,78 @@ void simulate_all(std::vector<Row>& rows) {
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
-  std::fprintf(stderr, "\n");
   if (error) std::rethrow_exception(error);
+}
+
+// Simulates every row on all cores, with one progress line on stderr for them all: rows done,
+// and the share of all rows' estimated ops drawn so far (rows in flight count as far as they
+// got), from which the time left follows. A Ctrl-C stops every row (sim::SimCancelled).
+void simulate_all(std::vector<Row>& rows, const sim::MachineSpec& machine) {
+  CtrlC ctrl_c;
+  Progress progress("compare", Progress::Items::rows);
+  progress.set_total(rows.size());
+  // First every row's op estimate (two blocks per launch: quick), so that the line knows the whole.
+  parallel_for(rows.size(), [&](size_t i) {
+    auto launches = trace_job(rows[i].job, machine.sm_count.value);
+    for (const OpEstimate& e : estimate_ops(launches, 1e18)) progress.add_work(e.ops);
+  });
+  try {
+    parallel_for(rows.size(), [&](size_t i) {
+      const sim::EngineParams p = sim::engine_params(machine, rows[i].clock_mhz);
+      auto launches = trace_job(rows[i].job, p.sms);
+      rows[i].simulated = simulate_launches(launches, rows[i].job, p, 0, &progress).tflops;
+      progress.add_done(1);
+    });
+  } catch (const sim::SimCancelled&) {
+    progress.finish();
+    throw sim::SimCancelled("simulation stopped by Ctrl-C after " + std::to_string(progress.done()) + " of " +
+                            std::to_string(rows.size()) + " rows");
+  }
+}
+
+// The simulated launch that an Nsight Compute launch of `kernel` is: the backward's three kernels
+// by their names (pipeline_kernel<attention_bwd_prep<...>>, attention_bwd<...>, attention_bwd_dq<...>);
+// the GEMM and the forward have one launch. A launch of another kernel is a UsageError.
+std::string simulated_launch(const SimJob& job, const std::string& kernel) {
+  const std::string expect = job.attention ? (job.backward ? "attention_bwd" : "attention_fwd") : "gemm";
+  if (kernel.find(expect) == std::string::npos)
+    throw UsageError("the launch '" + kernel + "' is not " + expect + "'s: name the kernel that was profiled (" + job.title() + ")");
+  if (!job.attention || !job.backward) return "";
+  if (kernel.find("attention_bwd_prep") != std::string::npos) return "backward prep";
+  if (kernel.find("attention_bwd_dq") != std::string::npos) return "backward dq";
+  return "backward";
+}
+
+struct CounterArgs {
+  std::string file, kernel_regex, clock;
+  JobArgs job;
+  bool force = false;
+};
+
+// `compare --counters`: one Nsight Compute launch beside the simulation of the configuration the
+// options name, timed at the clock the launch ran at.
+int compare_counters(const CounterArgs& a, const sim::MachineSpec& machine) {
+  if (a.job.kernel.empty()) throw UsageError("--counters needs the configuration that was profiled: gemm or attention and its options, as for sim");
+  const std::vector<NcuLaunch> launches = read_ncu(a.file);
+  const NcuLaunch& measured = pick_launch(launches, a.kernel_regex, a.file);
+  const SimJob job = job_from(a.job);
+  const std::string launch = simulated_launch(job, measured.kernel);
+  const double measured_clock = launch_clock_mhz(measured);
+  const double clock = !a.clock.empty() ? clock_mhz(a.clock, machine) : measured_clock > 0 ? measured_clock : 0;
+  const sim::EngineParams p = sim::engine_params(machine, clock);
+  sim::SimReport r;
+  try {
+    r = run_job(job, p, a.force, 0, launch);
+  } catch (const sim::SimCancelled& e) {
+    std::fprintf(stderr, "tilescope: %s\n", e.what());
+    return kExitInterrupted;
+  }
+  std::printf("measured  %s: %s\nsimulated %s%s on %s at %.0f MHz (%s)\n\n", a.file.c_str(), measured.kernel.c_str(), job.title().c_str(),
+              launch.empty() ? "" : (", launch '" + launch + "'").c_str(), machine.name.c_str(), p.clock_mhz,
+              !a.clock.empty() ? "--clock" : measured_clock > 0 ? "the launch's own clock: sm__cycles_elapsed.avg / gpu__time_duration.sum"
+                                                                : "the machine's sustained clock");
+  print_counters(stdout, measured, r);
+  return 0;
 }
 
 }  // namespace
@@ -103,14 +171,30 @@ void simulate_all(std::vector<Row>& rows) {
 VerbRun add_compare_verb(CLI::App& cli) {
   struct Args {
     std::string measured, machine;
+    CounterArgs counters;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd = cli.add_subcommand("compare", "Every measured row beside its simulation: error, MAPE, rank correlation");
+  auto* cmd = cli.add_subcommand("compare",
+                                 "Every measured row beside its simulation: error, MAPE, rank correlation; or, with --counters, "
+                                 "Nsight Compute's counters of one launch beside the simulated ones");
   cmd->add_option("--measured", a->measured,
                   "Measured JSON: a GEMM or attention bench file (default data/measured/h100/gemm.json)");
   cmd->add_option("--machine", a->machine, "Machine file (default data/machines/h100-sxm.json)");
+  cmd->add_option("--counters", a->counters.file,
+                  "Nsight Compute's counters of a launch: the CSV of ncu --csv --page raw, or the text of ncu --print-units base; "
+                  "give the profiled configuration as for sim (e.g. attention --n 16384 --d 64)");
+  cmd->add_option("--kernel", a->counters.kernel_regex, "--counters: the launch whose kernel name matches this regex (when the file has several)");
+  cmd->add_option("--clock", a->counters.clock, "--counters: SM clock to time the simulation at (default: the launch's own)");
+  cmd->add_flag("--force", a->counters.force, "--counters: simulate even a configuration estimated to take more than a couple of minutes");
+  add_job_options(cmd, a->counters.job, false);
   return [cmd, a]() -> int {
     if (!cmd->parsed()) return -1;
+    if (!a->counters.file.empty()) {
+      if (!a->measured.empty()) throw UsageError("--counters and --measured are two different comparisons: give one");
+      return compare_counters(a->counters, machine_from(a->machine));
+    }
+    if (!a->counters.job.kernel.empty() || !a->counters.kernel_regex.empty() || !a->counters.clock.empty())
+      throw UsageError("a kernel configuration, --kernel and --clock go with --counters FILE");
     std::string path = a->measured;
     nlohmann::json doc;
     try {
@@ -126,12 +210,17 @@ VerbRun add_compare_verb(CLI::App& cli) {
     const sim::MachineSpec machine = machine_from(a->machine);
     std::vector<Row> rows;
     try {
-      rows = doc.value("kernel", "gemm") == "attention" ? attention_rows(doc, machine) : gemm_rows(doc, machine);
+      rows = doc.value("kernel", "gemm") == "attention" ? attention_rows(doc) : gemm_rows(doc);
     } catch (const nlohmann::json::exception& e) {
       throw UsageError(path + ": " + e.what());
     }
     if (rows.empty()) throw UsageError(path + ": no rows");
-    simulate_all(rows);
+    try {
+      simulate_all(rows, machine);
+    } catch (const sim::SimCancelled& e) {
+      std::fprintf(stderr, "tilescope: %s\n", e.what());
+      return kExitInterrupted;
+    }
     std::vector<double> measured, simulated;
     double abs_pct = 0;
     std::printf("%-7s %-22s %-44s %9s %9s %8s\n", "sweep", "shape", "config", "measured", "simulated", "error");

@@ -49,3 +49,70 @@ string(JSON negative SET "${machine}" parameters hbm_bandwidth value -3)
 file(WRITE ${WORK}/negative.json "${negative}")
 expect_cli(2 "hbm_bandwidth" ARGS sim gemm --m 512 --n 512 --k 256 --machine ${WORK}/negative.json)
 expect_cli(2 "cannot read" ARGS compare --measured ${WORK}/nothing-here.json)
+
+# Long simulations (deliverable 6 of issue 14). A run that would take hours is refused up front,
+# naming its op count, its time and the flag that insists; shapes past the kernels' 32-bit tile and
+# block indices are one clear line; a normal size needs no --force and a fast run draws no progress.
+expect_cli(2 "add --force" ARGS sim gemm --m 1048576 --n 1048576 --k 64)
+string(REGEX MATCH "would replay (about|more than) [0-9.]+ (million|billion|trillion) ops: (about|more than) [0-9.]+ (s|min|h|days)"
+       said "${last_stderr}")
+if(NOT said)
+  message(FATAL_ERROR "the refusal names no op count and time: ${last_stderr}")
+endif()
+expect_cli(2 "days at the simulator's" ARGS sim attention --b 64 --h 64 --n 1048576 --d 128)
+expect_cli(2 "32-bit index" ARGS sim gemm --m 100000000 --n 100000000 --k 64)
+expect_cli(2 "32-bit index" ARGS sim attention --b 1048576 --h 2047 --n 4096 --d 64)
+expect_cli(2 "32-bit index" ARGS sim attention --b 1048576 --h 2047 --n 4096 --d 64 --bwd)
+expect_cli(0 "predicted time" ARGS sim gemm --m 2048 --n 2048 --k 2048)
+if(NOT last_stderr STREQUAL "")
+  message(FATAL_ERROR "a fast run wrote to stderr: ${last_stderr}")
+endif()
+
+# Ctrl-C: SIGINT after 3 s of a run that takes longer (the progress line is drawn from 2 s on):
+# exit status 130, one line naming the blocks done, no --timeline file.
+find_program(TIMEOUT timeout)
+if(TIMEOUT)
+  file(REMOVE ${WORK}/stopped.json)
+  execute_process(COMMAND ${TIMEOUT} --preserve-status -s INT 3 ${TILESCOPE} sim gemm --m 16384 --n 16384 --k 16384
+                          --timeline ${WORK}/stopped.json
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 130)
+    message(FATAL_ERROR "Ctrl-C: exit ${rc}, expected 130\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  if(NOT err MATCHES "\rsim: [0-9]+ of [0-9]+ blocks, [0-9]+ % of ~[0-9.]+ (million|billion) ops, [0-9.]+ s so far, ~[0-9.]+ (s|min|h) left")
+    message(FATAL_ERROR "Ctrl-C: no progress line before it: ${err}")
+  endif()
+  if(NOT err MATCHES "\ntilescope: simulation stopped by Ctrl-C after [0-9]+ of [0-9]+ blocks\n$")
+    message(FATAL_ERROR "Ctrl-C: not one line on a line of its own after the progress line: ${err}")
+  endif()
+  if(EXISTS ${WORK}/stopped.json)
+    message(FATAL_ERROR "Ctrl-C: a stopped run wrote its --timeline")
+  endif()
+endif()
+
+# compare --counters: Nsight Compute's counters of one launch beside the simulation of the same
+# configuration, from the text of ncu --print-units base (one launch of three picked by --kernel)
+# and from the CSV of ncu --csv --page raw.
+set(NCU ${CMAKE_CURRENT_LIST_DIR}/fixtures/ncu)
+expect_cli(0 "shared load bank conflicts" ARGS compare --counters ${NCU}/attention-bwd-b1h2n512d64.txt --kernel "attention_bwd<"
+           attention --h 2 --n 512 --d 64 --bwd)
+foreach(line "launch 'backward' on" "F2FP" "smsp__inst_executed_pipe_xu.sum" "sm__sass_inst_executed_op_shared_ld.sum + sm__sass_inst_executed_op_ldsm.sum"
+             "at 1750 MHz")
+  string(FIND "${last_stdout}" "${line}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "compare --counters (text) lacks '${line}':\n${last_stdout}")
+  endif()
+endforeach()
+expect_cli(0 "lts__t_sector_hit_rate.pct" ARGS compare --counters ${NCU}/gemm-512x512x256.csv gemm --m 512 --n 512 --k 256)
+foreach(line "DRAM bytes read" "shared store wavefronts" "at 1800 MHz" "not in the file")
+  string(FIND "${last_stdout}" "${line}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "compare --counters (CSV) lacks '${line}':\n${last_stdout}")
+  endif()
+endforeach()
+expect_cli(2 "pick one with --kernel" ARGS compare --counters ${NCU}/attention-bwd-b1h2n512d64.txt attention --h 2 --n 512 --d 64 --bwd)
+expect_cli(2 "is not attention_fwd's" ARGS compare --counters ${NCU}/attention-bwd-b1h2n512d64.txt --kernel bwd_dq attention --n 512)
+expect_cli(2 "needs the configuration" ARGS compare --counters ${NCU}/gemm-512x512x256.csv)
+expect_cli(2 "go with --counters" ARGS compare gemm --m 512)
+expect_cli(2 "no kernel launch" ARGS compare --counters ${DATA}/machines/h100-sxm.json gemm)
+expect_cli(2 "add --force" ARGS compare --counters ${NCU}/gemm-512x512x256.csv gemm --m 1048576 --n 1048576 --k 64)

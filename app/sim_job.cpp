@@ -1,0 +1,194 @@
+#include "app/sim_job.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "app/verbs.hpp"
+#include "kernels/attention/attention_layout.hpp"
+#include "kernels/gemm/gemm_trace.hpp"
+
+namespace ts::app {
+
+// Measured with the commands sim_job.hpp names, at commit 62c1af4 on the 2-core development
+// machine (RelWithDebInfo, one core, other builds running beside): gemm 8192^3 replayed 12.7 M ops
+// in 1.36 s (9.4 M ops/s); attention forward B1 H16 N16384 D128 41.5 M ops in 7.67 s (5.4 M ops/s).
+// The slower of the two, rounded down: attention's register math costs the engine more per op.
+const double kSimOpsPerSecond = 5e6;
+
+std::string SimJob::title() const {
+  if (attention) return kernels::describe(attention_shape) + (backward ? " backward" : " forward");
+  return "gemm " + std::to_string(gemm_shape.m) + "x" + std::to_string(gemm_shape.n) + "x" + std::to_string(gemm_shape.k) + " " +
+         kernels::describe(gemm);
+}
+
+void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
+  auto* kernel = cmd->add_option("kernel", a.kernel, "Kernel: gemm or attention");
+  if (kernel_required) kernel->required();
+  cmd->add_option("--m", a.m, "gemm: rows of A and C");
+  cmd->add_option("--n", a.n, "gemm: columns of B and C; attention: sequence length");
+  cmd->add_option("--k", a.k, "gemm: columns of A, rows of B");
+  cmd->add_option("--stages", a.stages, "gemm: pipeline stages, 1..4");
+  cmd->add_option("--block-n", a.block_n, "gemm: output tile width, 128 or 256");
+  cmd->add_option("--consumers", a.consumers,
+                  "Consumer warpgroups of 64 rows (gemm: 1 or 2, default 2; attention forward: 2 or 3, default per head size)");
+  cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
+  cmd->add_option("--persistent", a.persistent, "gemm: on: one block per SM looping over tiles; off: one block per tile");
+  cmd->add_flag("--b-col-major", a.b_col_major, "gemm: B stored N x K");
+  cmd->add_option("--b", a.batch, "attention: batch");
+  cmd->add_option("--h", a.heads, "attention: query heads");
+  cmd->add_option("--hkv", a.heads_kv, "attention: key/value heads (default: --h)");
+  cmd->add_option("--d", a.dim, "attention: head dimension, 64 or 128");
+  cmd->add_flag("--causal", a.causal, "attention: causal mask");
+  cmd->add_flag("--bwd", a.bwd, "attention: the backward pass (its three launches) instead of the forward");
+  cmd->add_option("--overlap", a.overlap, "attention forward: 1: each warpgroup overlaps its softmax with its previous P V; 0: not");
+}
+
+SimJob job_from(const JobArgs& a) {
+  if (a.kernel != "gemm" && a.kernel != "attention")
+    throw UsageError("unknown kernel '" + a.kernel + "' (expected: gemm or attention)");
+  SimJob job;
+  job.attention = a.kernel == "attention";
+  if (!job.attention) {
+    job.gemm_shape = {a.m, a.n, a.k};
+    job.gemm.stages = a.stages;
+    job.gemm.block_n = a.block_n;
+    job.gemm.consumers = a.consumers == 0 ? 2 : a.consumers;
+    job.gemm.b_row_major = !a.b_col_major;
+    const auto order = sched::parse_order(a.order);
+    if (!order) throw UsageError("unknown order '" + a.order + "' (expected row, col, grouped or grouped:G)");
+    job.gemm.order = *order;
+    if (a.persistent != "on" && a.persistent != "off") throw UsageError("--persistent takes on or off");
+    job.gemm.persistent = a.persistent == "on";
+    return job;
+  }
+  kernels::AttentionShape& s = job.attention_shape;
+  s.batch = a.batch, s.heads_q = a.heads, s.heads_kv = a.heads_kv == 0 ? a.heads : a.heads_kv;
+  s.seq = a.n, s.dim = a.dim, s.causal = a.causal;
+  job.attention_cfg = {a.consumers, a.overlap};
+  job.backward = a.bwd;
+  if (a.bwd && (a.consumers != 0 || a.overlap != -1)) throw UsageError("--consumers and --overlap are knobs of the attention forward");
+  return job;
+}
+
+namespace {
+
+// The kernels index tiles and blocks with int (gemm.cuh's num_tiles, the grouped order's
+// group * tiles_n, attention's num_tiles): a count past INT_MAX wraps, and the run would replay
+// a wrong grid or never end. Refused here with the count.
+void check_int(int64_t count, const std::string& what, const SimJob& job) {
+  if (count > INT_MAX)
+    throw UsageError(job.title() + ": " + what + " is " + std::to_string(count) + ", more than the kernel's 32-bit index holds (" +
+                     std::to_string(INT_MAX) + ")");
+}
+
+}  // namespace
+
+std::vector<kernels::TracedLaunch> trace_job(const SimJob& job, uint32_t sms) {
+  std::vector<kernels::TracedLaunch> launches;
+  try {
+    if (!job.attention) {
+      const kernels::GemmShape& s = job.gemm_shape;
+      const kernels::GemmConfig& cfg = job.gemm;
+      if (const std::string why = kernels::validate(s, cfg); !why.empty()) throw UsageError(why);
+      const int64_t tiles_m = kernels::ceil_div(s.m, 64 * cfg.consumers), tiles_n = kernels::ceil_div(s.n, cfg.block_n);
+      check_int(tiles_m * tiles_n, "the output tile count", job);
+      if (cfg.order.order == sched::Order::grouped) check_int(cfg.order.group * tiles_n, "the grouped order's tiles per group", job);
+      launches.push_back({"gemm", kernels::gemm_grid_trace(s, cfg, static_cast<int>(sms))});
+    } else {
+      const kernels::AttentionShape& s = job.attention_shape;
+      if (const std::string why = kernels::validate(s); !why.empty()) throw UsageError(why);
+      if (job.backward) {
+        check_int(kernels::backward_blocks(s), "the backward's block count", job);
+        check_int(kernels::backward_row_blocks(s), "the backward's per-row block count", job);
+      } else {
+        check_int(kernels::forward_blocks(s, kernels::resolve(s, job.attention_cfg)), "the block count", job);
+      }
+      launches = kernels::attention_grid_traces(s, job.backward, job.attention_cfg);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return launches;
+}
+
+namespace {
+
+// Trace ops of block `index`, drained warp by warp (trace mode runs each warp on its own: a wait
+// never blocks), stopping once `cap` is reached.
+double drain_block(sim::GridTrace& grid, uint32_t index, double cap, bool& capped) {
+  sim::BlockTrace block = grid.block(index);
+  double ops = 0;
+  for (auto& warp : block.warps)
+    for (auto batch = warp->next_batch(); !batch.empty(); batch = warp->next_batch()) {
+      ops += double(batch.size());
+      if (ops >= cap) {
+        capped = true;
+        return ops;  // the block's fibers unwind as `block` goes
+      }
+    }
+  return ops;
+}
+
+}  // namespace
+
+OpEstimate estimate_ops(sim::GridTrace& grid, double cap) {
+  const uint32_t blocks = grid.blocks();
+  if (blocks == 0) return {};
+  // Each block drained up to twice its share: if either reaches it, their mean times the blocks
+  // is at least `cap`. Trace mode alone makes ops far faster than the engine replays them (about
+  // 100 M ops/s here), so a block may go on to kDrainOps (a quarter of a second) for an exact
+  // figure rather than a bound.
+  constexpr double kDrainOps = 25e6;
+  const double per_block = std::max({1.0, std::ceil(2 * cap / blocks), kDrainOps});
+  bool capped = false;
+  const double first = drain_block(grid, 0, per_block, capped);
+  const double last = blocks > 1 && !capped ? drain_block(grid, blocks - 1, per_block, capped) : first;
+  return {(first + last) / 2 * blocks, capped};
+}
+
+std::vector<OpEstimate> estimate_ops(std::vector<kernels::TracedLaunch>& launches, double cap) {
+  std::vector<OpEstimate> out;
+  double left = cap;
+  for (auto& launch : launches) {
+    out.push_back(estimate_ops(*launch.grid, std::max(left, 1.0)));
+    left -= out.back().ops;
+  }
+  return out;
+}
+
+std::string human_count(double n) {
+  char buf[32];
+  if (n < 1e6) std::snprintf(buf, sizeof buf, "%.0f", n);
+  else if (n < 1e9) std::snprintf(buf, sizeof buf, "%.0f million", n / 1e6);
+  else if (n < 1e12) std::snprintf(buf, sizeof buf, "%.1f billion", n / 1e9);
+  else std::snprintf(buf, sizeof buf, "%.1f trillion", n / 1e12);
+  return buf;
+}
+
+std::string human_seconds(double s) {
+  char buf[32];
+  if (s < 90) std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 5400) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else if (s < 2 * 86400) std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  else std::snprintf(buf, sizeof buf, "%.1f days", s / 86400);
+  return buf;
+}
+
+void refuse_if_too_long(const SimJob& job, const std::vector<OpEstimate>& estimates) {
+  double ops = 0;
+  bool lower_bound = false;
+  for (const OpEstimate& e : estimates) ops += e.ops, lower_bound |= e.lower_bound;
+  const double seconds = ops / kSimOpsPerSecond;
+  if (seconds <= kRefuseSeconds) return;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%s would replay %s%s ops: %s%s at the simulator's %.0f million ops/s; add --force to simulate it anyway",
+                job.title().c_str(), lower_bound ? "more than " : "about ", human_count(ops).c_str(), lower_bound ? "more than " : "about ",
+                human_seconds(seconds).c_str(), kSimOpsPerSecond / 1e6);
+  throw UsageError(buf);
+}
+
+}  // namespace ts::app
