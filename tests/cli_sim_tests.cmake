@@ -88,6 +88,23 @@ if(TIMEOUT)
   if(EXISTS ${WORK}/stopped.json)
     message(FATAL_ERROR "Ctrl-C: a stopped run wrote its --timeline")
   endif()
+  # --force runs what would be refused (until the Ctrl-C a second later).
+  execute_process(COMMAND ${TIMEOUT} --preserve-status -s INT 1 ${TILESCOPE} sim gemm --m 1048576 --n 1048576 --k 64 --force
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 130 OR NOT err MATCHES "stopped by Ctrl-C after")
+    message(FATAL_ERROR "--force: exit ${rc}, expected 130 from the Ctrl-C that stops it\nstderr: ${err}")
+  endif()
+  # compare: its rows (each several seconds) run on several threads, all stopped.
+  file(WRITE ${WORK}/attention-long.json [=[{"kernel": "attention", "rows": [
+    {"pass": "bwd", "b": 1, "h_q": 16, "h_kv": 16, "n": 16384, "d": 64, "causal": false, "tflops": 300},
+    {"pass": "bwd", "b": 1, "h_q": 16, "h_kv": 16, "n": 16384, "d": 128, "causal": false, "tflops": 400},
+    {"pass": "fwd", "b": 1, "h_q": 16, "h_kv": 16, "n": 16384, "d": 128, "causal": false, "tflops": 600}]}]=])
+  execute_process(COMMAND ${TIMEOUT} --preserve-status -s INT 3 ${TILESCOPE} compare --measured ${WORK}/attention-long.json
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 130 OR NOT err MATCHES "\rcompare: [0-9] of 3 rows simulated, [0-9]+ % of"
+     OR NOT err MATCHES "\ntilescope: simulation stopped by Ctrl-C after [0-9] of 3 rows\n$" OR NOT out STREQUAL "")
+    message(FATAL_ERROR "compare, Ctrl-C: exit ${rc}, expected 130, a progress line and one line after it, no table\nstdout: ${out}\nstderr: ${err}")
+  endif()
 endif()
 
 # compare --counters: Nsight Compute's counters of one launch beside the simulation of the same
