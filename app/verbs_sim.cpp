@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -37,6 +38,10 @@ VerbRun add_sim_verb(CLI::App& cli) {
     const sim::MachineSpec machine = machine_from(a->machine);
     const sim::EngineParams p = sim::engine_params(machine, clock_mhz(a->clock, machine));
     const uint32_t timeline_sms = a->timeline.empty() ? 0 : static_cast<uint32_t>(std::max(a->timeline_sms, 1));
+    // The timeline is written after the run (never half of one); a folder that is not there is
+    // said now rather than after a long simulation.
+    if (const auto dir = std::filesystem::path(a->timeline).parent_path(); !dir.empty() && !std::filesystem::is_directory(dir))
+      throw UsageError("cannot write " + a->timeline + ": there is no folder " + dir.string());
     const auto t0 = std::chrono::steady_clock::now();
     sim::SimReport r;
     try {

@@ -63,6 +63,7 @@ expect_cli(2 "days at the simulator's" ARGS sim attention --b 64 --h 64 --n 1048
 expect_cli(2 "32-bit index" ARGS sim gemm --m 100000000 --n 100000000 --k 64)
 expect_cli(2 "32-bit index" ARGS sim attention --b 1048576 --h 2047 --n 4096 --d 64)
 expect_cli(2 "32-bit index" ARGS sim attention --b 1048576 --h 2047 --n 4096 --d 64 --bwd)
+expect_cli(2 "there is no folder" ARGS sim gemm --m 512 --n 512 --k 256 --timeline ${WORK}/no-such-folder/t.json)
 expect_cli(0 "predicted time" ARGS sim gemm --m 2048 --n 2048 --k 2048)
 if(NOT last_stderr STREQUAL "")
   message(FATAL_ERROR "a fast run wrote to stderr: ${last_stderr}")
