@@ -128,6 +128,8 @@ foreach(line "DRAM bytes read" "shared store wavefronts" "at 1800 MHz" "not in t
     message(FATAL_ERROR "compare --counters (CSV) lacks '${line}':\n${last_stdout}")
   endif()
 endforeach()
+expect_cli(0 "at 1500 MHz (--clock)" ARGS compare --counters ${NCU}/gemm-512x512x256.csv --clock 1500 gemm --m 512 --n 512 --k 256)
+expect_cli(2 "two different comparisons" ARGS compare --counters ${NCU}/gemm-512x512x256.csv --measured ${WORK}/attention.json gemm)
 expect_cli(2 "pick one with --kernel" ARGS compare --counters ${NCU}/attention-bwd-b1h2n512d64.txt attention --h 2 --n 512 --d 64 --bwd)
 expect_cli(2 "is not attention_fwd's" ARGS compare --counters ${NCU}/attention-bwd-b1h2n512d64.txt --kernel bwd_dq attention --n 512)
 expect_cli(2 "needs the configuration" ARGS compare --counters ${NCU}/gemm-512x512x256.csv)
