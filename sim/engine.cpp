@@ -20,7 +20,7 @@ namespace ts::sim {
 namespace {
 
 bool uses_shared_unit(OpKind k) {
-  return k == OpKind::mma || k == OpKind::mma_wait || k == OpKind::math || k == OpKind::tma_load ||
+  return k == OpKind::mma || k == OpKind::math || k == OpKind::tma_load ||
          k == OpKind::tma_store || k == OpKind::smem_store || k == OpKind::smem_load;
 }
 
@@ -485,6 +485,16 @@ class Engine {
           w.mma.open = MmaGroup{-1};
           break;
         case OpKind::mma_wait: {
+          // Groups already known to be through need nothing else; otherwise the core must be moved
+          // to this warp's time, which needs every earlier MMA issue handled first (time order).
+          if (run_mma_wait(w, op.count)) break;
+          if (w.time > now_) {
+            if (next_event_time() < w.time) {
+              push(w.time, wid);
+              return;
+            }
+            now_ = w.time;
+          }
           SubPartition& sp = sub_partition(sm, w);
           sp.tensor.advance(w.time);
           if (!run_mma_wait(w, op.count)) {

@@ -1,6 +1,7 @@
 #include "sim/tensor_core.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 namespace ts::sim {
@@ -55,11 +56,14 @@ void TensorCore::issue(WarpMma& w, double t, double cycles) {
 
 double TensorCore::predict(double threshold) const {
   if (threshold <= v_ + kEps) return v_time_;
-  std::vector<double> drains;
-  for (const WarpMma* w : active_) drains.push_back(w->drain);
-  std::sort(drains.begin(), drains.end());
-  double v = v_, t = v_time_, k = static_cast<double>(drains.size());
-  for (double d : drains) {
+  // At most a few warps share a core (an SM holds 64): sort their drains on the stack.
+  std::array<double, 64> drains;
+  const size_t n = std::min(active_.size(), drains.size());
+  for (size_t i = 0; i < n; ++i) drains[i] = active_[i]->drain;
+  std::sort(drains.begin(), drains.begin() + n);
+  double v = v_, t = v_time_, k = static_cast<double>(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double d = drains[i];
     if (threshold <= d + kEps) return t + (threshold - v) * k;
     t += (d - v) * k, v = d, k -= 1;
   }
