@@ -196,15 +196,15 @@ class Engine {
       const WarpMma& m = warps_[x].mma;
       target = std::min(target, m.groups[m.groups.size() - warps_[x].mma_keep - 1].threshold);
     }
-    const double at = sp.mma_waiters.empty() ? -1 : sp.tensor.predict(target);
+    const double at = sp.mma_waiters.empty() ? -1 : std::max(sp.tensor.predict(target), now_);
     if (at == sp.wake_at || !(at < std::numeric_limits<double>::infinity())) return;
     sp.wake_at = at;
-    if (at >= 0) events_.push({std::max(at, now_), (seq_++ << 24) | Event::kTensor | (sm_id * kMaxSubPartitions + sub)});
+    if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | (sm_id * kMaxSubPartitions + sub)});
   }
   void tensor_event(uint32_t id) {
     const uint32_t sm_id = id / kMaxSubPartitions, sub = id % kMaxSubPartitions;
     SubPartition& sp = sms_[sm_id].sub[sub];
-    if (sp.wake_at < 0 || std::max(sp.wake_at, 0.0) > now_ + 1e-9 || sp.wake_at < now_ - 1e-9) return;  // superseded
+    if (sp.wake_at != now_) return;  // superseded by a later schedule (the time it was pushed for is stored)
     sp.wake_at = -1;
     sp.tensor.advance(now_);
     std::erase_if(sp.mma_waiters, [&](uint32_t x) {
