@@ -55,7 +55,12 @@ class PipelineGrid final : public sim::GridTrace {
   std::unique_ptr<char[], Free> smem_;
 };
 
-// Distinct, 16-byte aligned stand-in addresses for the tensors of a traced launch.
-inline void* trace_address(int tensor) { return reinterpret_cast<void*>(std::uintptr_t(tensor + 1) << 40); }
+// Distinct, 16-byte aligned stand-in addresses for the tensors of a traced launch. With 32-bit
+// pointers (WebAssembly) small ones whose tensor_id (tiles/backend/host/tma.hpp) is the same as
+// the 64-bit ones', so that a traced launch simulates alike on both.
+inline void* trace_address(int tensor) {
+  const uint64_t a = sizeof(void*) >= 8 ? uint64_t(tensor + 1) << 40 : uint64_t(tensor + 1) << 8;
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(a));
+}
 
 }  // namespace ts::kernels

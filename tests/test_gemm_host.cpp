@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,15 +16,30 @@ using namespace ts::kernels;
 
 namespace {
 
+// TMA wants 16-byte aligned tensors (cudaMalloc gives 256): say so rather than rely on malloc,
+// which aligns to 8 only where max_align_t is 8 (WebAssembly).
+template <typename T>
+struct Aligned16 {
+  using value_type = T;
+  Aligned16() = default;
+  template <typename U>
+  Aligned16(const Aligned16<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{16})); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t{16}); }
+  bool operator==(const Aligned16&) const { return true; }
+};
+template <typename T>
+using vec16 = std::vector<T, Aligned16<T>>;
+
 struct Inputs {
   GemmShape s;
   bool b_row_major;
-  std::vector<bf16> a, b;
+  vec16<bf16> a, b;
   std::vector<double> ref;  // M x N
 };
 
 Inputs make_inputs(GemmShape s, bool b_row_major, unsigned seed) {
-  Inputs in{s, b_row_major, std::vector<bf16>(s.m * s.k), std::vector<bf16>(s.k * s.n), std::vector<double>(s.m * s.n)};
+  Inputs in{s, b_row_major, vec16<bf16>(s.m * s.k), vec16<bf16>(s.k * s.n), std::vector<double>(s.m * s.n)};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   for (auto& x : in.a) x = bf16(u(rng));
@@ -51,7 +67,7 @@ Result run(const Inputs& in, const GemmConfig& cfg, int sms) {
   Result r;
   double err = 0, norm = 0;
   if (cfg.out == OutType::fp32) {
-    std::vector<uint32_t> c(count, 0x7fbadbadu);  // a NaN no computation produces
+    vec16<uint32_t> c(count, 0x7fbadbadu);  // a NaN no computation produces
     run_gemm_host(in.a.data(), in.b.data(), c.data(), in.s, cfg, sms);
     for (int64_t i = 0; i < count; ++i) {
       if (c[i] == 0x7fbadbadu) ++r.unwritten;
@@ -61,7 +77,7 @@ Result run(const Inputs& in, const GemmConfig& cfg, int sms) {
       norm += in.ref[i] * in.ref[i];
     }
   } else {
-    std::vector<uint16_t> c(count, 0x7fabu);  // a bf16 NaN that rounding never produces (those are 0x7fc0 | ...)
+    vec16<uint16_t> c(count, 0x7fabu);  // a bf16 NaN that rounding never produces (those are 0x7fc0 | ...)
     run_gemm_host(in.a.data(), in.b.data(), c.data(), in.s, cfg, sms);
     for (int64_t i = 0; i < count; ++i) {
       if (c[i] == 0x7fabu) ++r.unwritten;

@@ -4,8 +4,15 @@
 // switch only where a warp blocks (mbarrier wait, block_sync, warpgroup::sync); a scheduler resumes
 // a waiting warp once what it waits for holds, round-robin, so runs are deterministic. When every
 // live warp waits, that is a deadlock: run_block throws std::runtime_error naming each warp's wait.
+#ifdef __EMSCRIPTEN__
+// The browser build: the same fiber API on Emscripten's fibers (fiber_emscripten.hpp), under the
+// name the code below and trace.hpp use, so the scheduler and trace mode are one source.
+#include "tiles/backend/host/fiber_emscripten.hpp"
+namespace boost { namespace context = ::ts::host::emfiber; }
+#else
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
+#endif
 
 #include <cstdint>
 #include <cstdio>

@@ -63,7 +63,7 @@ map<ST> make_map(const GL& g) {
 // tensor's base address folded into 32 bits, so that addresses that differ only above bit 36 (the
 // stand-in addresses of a traced launch, kernels/pipeline_trace.hpp) stay distinct.
 inline uint32_t tensor_id(const void* p) {
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const uint64_t a = reinterpret_cast<std::uintptr_t>(p);  // 64 bits also where pointers have 32
   return static_cast<uint32_t>(a >> 4) ^ static_cast<uint32_t>(a >> 36);
 }
 
