@@ -16,6 +16,9 @@
 #include "kernels/gemm/gemm_api.hpp"
 #include "sim/engine.hpp"
 #include "viz/lesson/scenes.hpp"
+#ifdef __EMSCRIPTEN__
+#include "viz/lesson/web_workers.hpp"  // a page has one thread: the lanes are fibers run between frames
+#endif
 
 namespace ts::viz {
 
@@ -97,13 +100,21 @@ class SimCache {
  private:
   void work(bool quick_lane);
   mutable std::mutex lock_;
+#ifdef __EMSCRIPTEN__
+  web::CondVar wake_, idle_;
+#else
   std::condition_variable wake_, idle_;
+#endif
   std::map<std::string, std::shared_ptr<const GemmSim>> done_;
   std::deque<std::string> done_order_;  // oldest first
   std::deque<GemmRun> quick_, slow_;
   size_t running_ = 0;
   bool stop_ = false;
+#ifdef __EMSCRIPTEN__
+  web::Thread quick_thread_, slow_thread_;
+#else
   std::thread quick_thread_, slow_thread_;
+#endif
 };
 
 }  // namespace ts::viz
