@@ -128,11 +128,55 @@ std::vector<fs::path> data_dir_candidates() {
 MachineSpec load_machine_file(const fs::path& file) {
   std::ifstream in(file);
   if (!in) fail(file, "cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_machine_text(text.str(), file);
+}
+
+namespace {
+
+// The 1-based line of byte `at` of `text`.
+int line_at(const std::string& text, size_t at) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(at, text.size())), '\n'));
+}
+
+// "FILE: field 'x' negative" becomes "FILE:LINE: field 'x' negative", LINE being where the key
+// the message names ('x', the first quoted name) is written, else where "parameters" is, else 1:
+// an editor jumps there.
+std::string with_line(const std::string& message, const std::string& text, const fs::path& file) {
+  const std::string prefix = file.string() + ": ";
+  if (message.rfind(prefix, 0) != 0) return message;
+  const std::string rest = message.substr(prefix.size());
+  size_t at = std::string::npos;
+  if (const size_t open = rest.find('\''); open != std::string::npos)
+    if (const size_t close = rest.find('\'', open + 1); close != std::string::npos)
+      at = text.find("\"" + rest.substr(open + 1, close - open - 1) + "\"");
+  if (at == std::string::npos) at = text.find("\"parameters\"");
+  return file.string() + ":" + std::to_string(at == std::string::npos ? 1 : line_at(text, at)) + ": " + rest;
+}
+
+MachineSpec parse_machine_json(const std::string& text, const fs::path& file);
+
+}  // namespace
+
+MachineSpec parse_machine_text(const std::string& text, const fs::path& file) {
+  try {
+    return parse_machine_json(text, file);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(with_line(e.what(), text, file));
+  }
+}
+
+namespace {
+
+MachineSpec parse_machine_json(const std::string& text, const fs::path& file) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    fail(file, std::string("not valid JSON: ") + e.what());
+    // nlohmann's byte is one past the character it stopped at.
+    throw std::runtime_error(file.string() + ":" + std::to_string(line_at(text, e.byte > 0 ? e.byte - 1 : 0)) +
+                             ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) fail(file, "top level is not an object");
   MachineSpec spec;
@@ -155,6 +199,8 @@ MachineSpec load_machine_file(const fs::path& file) {
   }
   return spec;
 }
+
+}  // namespace
 
 const MachineField* find_machine_field(std::string_view key) {
   for (const auto& f : machine_fields())

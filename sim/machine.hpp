@@ -103,6 +103,8 @@ const std::vector<MachineField>& machine_fields();
 // Reads and checks a machine file. Throws std::runtime_error "FILE: field 'x' missing" (or
 // "negative", "has unit 'u', expected 'v'", ...) on the first problem found.
 MachineSpec load_machine_file(const std::filesystem::path& file);
+// The same from the file's text (`file` names it in messages and gives the id): for the fuzz target.
+MachineSpec parse_machine_text(const std::string& text, const std::filesystem::path& file);
 
 // data/machines/<id>.json, found through find_data_path.
 MachineSpec load_machine(std::string_view id);

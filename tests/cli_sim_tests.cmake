@@ -65,7 +65,9 @@ expect_cli(2 "32-bit index" ARGS sim attention --b 1048576 --h 2047 --n 4096 --d
 expect_cli(2 "32-bit index" ARGS sim attention --b 1048576 --h 2047 --n 4096 --d 64 --bwd)
 expect_cli(2 "there is no folder" ARGS sim gemm --m 512 --n 512 --k 256 --timeline ${WORK}/no-such-folder/t.json)
 expect_cli(0 "predicted time" ARGS sim gemm --m 2048 --n 2048 --k 2048)
-if(NOT last_stderr STREQUAL "")
+# (Under the sanitizers this run takes seconds and rightly shows its progress: a time budget, left
+# to the normal build.)
+if(NOT last_stderr STREQUAL "" AND NOT SANITIZED)
   message(FATAL_ERROR "a fast run wrote to stderr: ${last_stderr}")
 endif()
 

@@ -31,6 +31,20 @@ fs::path write_machine(const std::string& name, const nlohmann::json& j) {
   return file;
 }
 
+// "FILE:LINE" where the file writes "key" (a missing key: where "parameters" opens), which is what
+// an error about that key must point at.
+std::string where(const fs::path& file, const std::string& key) {
+  std::ifstream in(file);
+  std::string line;
+  int n = 0, parameters = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find("\"" + key + "\"") != std::string::npos) return file.string() + ":" + std::to_string(n);
+    if (!parameters && line.find("\"parameters\"") != std::string::npos) parameters = n;
+  }
+  return file.string() + ":" + std::to_string(parameters ? parameters : 1);
+}
+
 }  // namespace
 
 TEST_CASE("the H100 SXM machine file holds the datasheet and seed-material figures", "[machine]") {
@@ -78,61 +92,61 @@ TEST_CASE("machine ids list the files of data/machines", "[machine]") {
   CHECK(std::find(ids.begin(), ids.end(), "h200") != ids.end());
 }
 
-TEST_CASE("a bad machine file is refused with 'file: field ...'", "[machine]") {
+TEST_CASE("a bad machine file is refused with 'file:line: field ...'", "[machine]") {
   SECTION("missing field") {
     auto j = h100_json();
     j["parameters"].erase("hbm_bandwidth");
     const auto file = write_machine("missing", j);
-    CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field 'hbm_bandwidth' missing");
+    CHECK_THROWS_WITH(load_machine_file(file), where(file, "hbm_bandwidth") + ": field 'hbm_bandwidth' missing");
   }
   SECTION("negative value") {
     auto j = h100_json();
     j["parameters"]["l2_latency"]["value"] = -200;
     const auto file = write_machine("negative", j);
-    CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field 'l2_latency' negative");
+    CHECK_THROWS_WITH(load_machine_file(file), where(file, "l2_latency") + ": field 'l2_latency' negative");
   }
   SECTION("wrong unit") {
     auto j = h100_json();
     j["parameters"]["hbm_bandwidth"]["unit"] = "GB/s";
     const auto file = write_machine("unit", j);
     CHECK_THROWS_WITH(load_machine_file(file),
-                      file.string() + ": field 'hbm_bandwidth': unit 'GB/s', expected 'TB/s'");
+                      where(file, "hbm_bandwidth") + ": field 'hbm_bandwidth': unit 'GB/s', expected 'TB/s'");
   }
   SECTION("no source") {
     auto j = h100_json();
     j["parameters"]["sm_count"].erase("source");
     const auto file = write_machine("source", j);
-    CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field 'sm_count': 'source' missing");
+    CHECK_THROWS_WITH(load_machine_file(file), where(file, "sm_count") + ": field 'sm_count': 'source' missing");
   }
   SECTION("value is not a number") {
     auto j = h100_json();
     j["parameters"]["sm_count"]["value"] = "132";
     const auto file = write_machine("string", j);
-    CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field 'sm_count': 'value' is not a number");
+    CHECK_THROWS_WITH(load_machine_file(file), where(file, "sm_count") + ": field 'sm_count': 'value' is not a number");
   }
   SECTION("unknown field") {
     auto j = h100_json();
     j["parameters"]["hbm_bandwith"] = {{"value", 3}, {"unit", "TB/s"}, {"source", "typo"}};
     const auto file = write_machine("unknown", j);
-    CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": unknown field 'hbm_bandwith'");
+    CHECK_THROWS_WITH(load_machine_file(file), where(file, "hbm_bandwith") + ": unknown field 'hbm_bandwith'");
   }
   SECTION("zero where the program divides") {
     auto j = h100_json();
     j["parameters"]["hbm_bandwidth"]["value"] = 0;
     const auto file = write_machine("zero", j);
-    CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field 'hbm_bandwidth' is zero");
+    CHECK_THROWS_WITH(load_machine_file(file), where(file, "hbm_bandwidth") + ": field 'hbm_bandwidth' is zero");
   }
   SECTION("no name") {
     auto j = h100_json();
     j.erase("name");
     const auto file = write_machine("noname", j);
-    CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field 'name' missing");
+    CHECK_THROWS_WITH(load_machine_file(file), where(file, "name") + ": field 'name' missing");
   }
   SECTION("not JSON") {
     const fs::path file = fs::temp_directory_path() / "tilescope-machine-tests" / "garbage.json";
     fs::create_directories(file.parent_path());
     std::ofstream(file) << "{ not json";
-    CHECK_THROWS_WITH(load_machine_file(file), Catch::StartsWith(file.string() + ": not valid JSON"));
+    CHECK_THROWS_WITH(load_machine_file(file), Catch::StartsWith(file.string() + ":1: not valid JSON"));
   }
   SECTION("no such file") {
     CHECK_THROWS_WITH(load_machine("no-such-gpu"), Catch::Contains("cannot find data file 'machines/no-such-gpu.json'"));
@@ -194,20 +208,20 @@ TEST_CASE("a cycle-model field that is missing, negative or in the wrong unit is
       auto j = h100_json();
       j["parameters"].erase(key);
       const auto file = write_machine("missing-" + key, j);
-      CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field '" + key + "' missing");
+      CHECK_THROWS_WITH(load_machine_file(file), where(file, key) + ": field '" + key + "' missing");
     }
     {
       auto j = h100_json();
       j["parameters"][key]["value"] = -1.5;
       const auto file = write_machine("negative-" + key, j);
-      CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field '" + key + "' negative");
+      CHECK_THROWS_WITH(load_machine_file(file), where(file, key) + ": field '" + key + "' negative");
     }
     {
       auto j = h100_json();
       j["parameters"][key]["unit"] = "furlongs";
       const auto file = write_machine("unit-" + key, j);
       CHECK_THROWS_WITH(load_machine_file(file),
-                        file.string() + ": field '" + key + "': unit 'furlongs', expected '" + unit + "'");
+                        where(file, key) + ": field '" + key + "': unit 'furlongs', expected '" + unit + "'");
     }
   }
   SECTION("a rate the model divides by may not be zero") {
@@ -216,7 +230,7 @@ TEST_CASE("a cycle-model field that is missing, negative or in the wrong unit is
       auto j = h100_json();
       j["parameters"][key]["value"] = 0;
       const auto file = write_machine(std::string("zero-") + key, j);
-      CHECK_THROWS_WITH(load_machine_file(file), file.string() + ": field '" + key + "' is zero");
+      CHECK_THROWS_WITH(load_machine_file(file), where(file, key) + ": field '" + key + "' is zero");
     }
   }
 }

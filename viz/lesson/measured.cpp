@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
@@ -35,9 +36,16 @@ bool read_json(const std::string& path, json& doc, std::vector<std::string>& pro
     problems.push_back("cannot read " + path);
     return false;
   }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   try {
-    doc = json::parse(in);
+    doc = json::parse(text);
     return true;
+  } catch (const json::parse_error& e) {
+    // "file:line: reason", the line where the parser stopped (its byte is one past it).
+    const size_t at = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+    problems.push_back(path + ":" + std::to_string(line) + ": " + e.what());
+    return false;
   } catch (const std::exception& e) {
     problems.push_back(path + ": " + e.what());
     return false;

@@ -27,6 +27,22 @@ namespace boost { namespace context = ::ts::host::emfiber; }
 #include "tiles/backend/host/trace_op.hpp"
 #include "tiles/sync/barrier.hpp"
 
+// AddressSanitizer must be told of every switch between stacks (start before, finish after),
+// or an exception thrown on a fiber's stack (a deadlock report, a forced unwind) leaves stale
+// poison behind and later reads of the reused memory are reported as overflows. Only the
+// sanitized build (TILESCOPE_SANITIZE) compiles these calls: see resume_warp and yield_warp.
+#if defined(__SANITIZE_ADDRESS__)
+#define TS_HOST_FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TS_HOST_FIBER_ASAN 1
+#endif
+#endif
+#if defined(TS_HOST_FIBER_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace ts::host {
 
 // The state of a host mbarrier, kept in the barrier's own 8-byte word so that it lives in the
@@ -86,6 +102,27 @@ struct Warp {
   // hands control back once `trace_batch` are waiting.
   std::vector<sim::TraceOp>* trace = nullptr;
   std::size_t trace_batch = 0;
+  // Where this warp's stack lies, and while it runs, the stack it was resumed from: ASan needs
+  // both at each switch (unused without it).
+  const void* stack_bottom = nullptr;
+  std::size_t stack_size = 0;
+  const void* caller_bottom = nullptr;
+  std::size_t caller_size = 0;
+
+  Warp() = default;
+  Warp(const Warp&) = delete;
+  Warp& operator=(const Warp&) = delete;
+  ~Warp() {
+#if defined(TS_HOST_FIBER_ASAN)
+    // A suspended warp is unwound by Boost switching into it: announce that switch too.
+    if (self) {
+      void* fake = nullptr;
+      __sanitizer_start_switch_fiber(&fake, stack_bottom, stack_size);
+      { boost::context::fiber dying = std::move(self); }
+      __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+    }
+#endif
+  }
 };
 
 inline thread_local Warp* current_warp = nullptr;
@@ -95,11 +132,100 @@ inline Warp& current() {
   return *current_warp;
 }
 
+// From inside warp `me`'s fiber: back to whoever resumed it; returns when it is resumed again.
+inline void yield_warp(Warp& me) {
+#if defined(TS_HOST_FIBER_ASAN)
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, me.caller_bottom, me.caller_size);
+  // Also when the resume throws Boost's forced unwind: the unwinding runs on this stack.
+  struct Finish {
+    void*& fake;
+    Warp& me;
+    ~Finish() { __sanitizer_finish_switch_fiber(fake, &me.caller_bottom, &me.caller_size); }
+  } finish{fake, me};
+#endif
+  me.back = std::move(me.back).resume();
+}
+
+// From the scheduler (or the tracer): run warp `w` until it suspends or ends.
+inline void resume_warp(Warp& w) {
+#if defined(TS_HOST_FIBER_ASAN)
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(&fake, w.stack_bottom, w.stack_size);
+#endif
+  w.self = std::move(w.self).resume();
+#if defined(TS_HOST_FIBER_ASAN)
+  __sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#endif
+}
+
+// A stack allocator that remembers in the warp where the stack it hands out lies (for ASan).
+template <class Stack>
+class WarpStack {
+ public:
+  WarpStack(Stack stack, Warp* warp) : stack_(std::move(stack)), warp_(warp) {}
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc = stack_.allocate();
+    warp_->stack_bottom = static_cast<char*>(sc.sp) - sc.size;
+    warp_->stack_size = sc.size;
+    return sc;
+  }
+  void deallocate(boost::context::stack_context& sc) {
+#if defined(TS_HOST_FIBER_ASAN)
+    // Boost's entry frame never returns, so its redzones would stay poisoned in the memory that
+    // the next stack (pooled) or mapping (unmapped) reuses: clear the whole stack's shadow.
+    __asan_unpoison_memory_region(static_cast<char*>(sc.sp) - sc.size, sc.size);
+#endif
+    stack_.deallocate(sc);
+  }
+
+ private:
+  Stack stack_;
+  Warp* warp_;
+};
+
+// Makes w's fiber, which runs `body` (it must outlive the fiber) and records an escaping exception.
+template <class Stack>
+inline void start_warp(Warp& w, Stack stack, const std::function<void()>& body) {
+  Warp* wp = &w;
+  const std::function<void()>* fn = &body;
+  w.self = boost::context::fiber(
+      std::allocator_arg, WarpStack<Stack>(std::move(stack), wp), [wp, fn](boost::context::fiber&& caller) {
+#if defined(TS_HOST_FIBER_ASAN)
+        __sanitizer_finish_switch_fiber(nullptr, &wp->caller_bottom, &wp->caller_size);
+#endif
+        wp->back = std::move(caller);
+        try {
+#if defined(TS_HOST_FIBER_ASAN)
+          // Under ASan every fiber is entered once right away, so that destroying one that never
+          // ran unwinds through yield_warp's annotations like any other.
+          yield_warp(*wp);
+#endif
+          (*fn)();
+        } catch (const boost::context::detail::forced_unwind&) {
+#if defined(TS_HOST_FIBER_ASAN)
+          __sanitizer_start_switch_fiber(nullptr, wp->caller_bottom, wp->caller_size);
+#endif
+          throw;  // the fiber is being destroyed: let Boost unwind it
+        } catch (...) {
+          wp->error = std::current_exception();
+        }
+        wp->finished = true;
+#if defined(TS_HOST_FIBER_ASAN)
+        __sanitizer_start_switch_fiber(nullptr, wp->caller_bottom, wp->caller_size);  // this stack ends
+#endif
+        return std::move(wp->back);
+      });
+#if defined(TS_HOST_FIBER_ASAN)
+  resume_warp(w);
+#endif
+}
+
 // Called by a blocking op from inside a warp's fiber: park the warp until `w` holds.
 inline void suspend(const Wait& w) {
   Warp& me = current();
   me.wait = w;
-  me.back = std::move(me.back).resume();
+  yield_warp(me);
 }
 
 inline std::string address_name(const Block& b, const void* p) {
@@ -151,20 +277,7 @@ inline void run_block(Block& blk, const std::function<void()>& body, std::size_t
     auto w = std::make_unique<Warp>();
     w->block = &blk;
     w->index = i;
-    Warp* wp = w.get();
-    w->self = boost::context::fiber(std::allocator_arg, boost::context::protected_fixedsize_stack(stack_bytes),
-                                    [wp, &body](boost::context::fiber&& scheduler) {
-                                      wp->back = std::move(scheduler);
-                                      try {
-                                        body();
-                                      } catch (const boost::context::detail::forced_unwind&) {
-                                        throw;  // the fiber is being destroyed: let Boost unwind it
-                                      } catch (...) {
-                                        wp->error = std::current_exception();
-                                      }
-                                      wp->finished = true;
-                                      return std::move(wp->back);
-                                    });
+    start_warp(*w, boost::context::protected_fixedsize_stack(stack_bytes), body);
     warps.push_back(std::move(w));
   }
 
@@ -175,7 +288,7 @@ inline void run_block(Block& blk, const std::function<void()>& body, std::size_t
       if (w->finished || !ready(*w)) continue;
       w->wait = Wait{};
       current_warp = w.get();
-      w->self = std::move(w->self).resume();
+      resume_warp(*w);
       current_warp = nullptr;
       progressed = true;
       if (w->error) {

@@ -64,7 +64,7 @@ class PooledStack {
 inline void emit(const sim::TraceOp& op) {
   Warp& me = current();
   me.trace->push_back(op);
-  if (me.trace->size() >= me.trace_batch) me.back = std::move(me.back).resume();
+  if (me.trace->size() >= me.trace_batch) yield_warp(me);
 }
 
 // A register op's cost (tiles/ops/pipe_cost.hpp), recorded in place of its arithmetic.
@@ -94,20 +94,7 @@ class TracedBlock {
       w->index = i;
       w->trace = &buffers_[i];
       w->trace_batch = batch;
-      Warp* wp = w.get();
-      w->self = boost::context::fiber(std::allocator_arg, PooledStack(stack_bytes),
-                                      [wp, this](boost::context::fiber&& caller) {
-                                        wp->back = std::move(caller);
-                                        try {
-                                          body_();
-                                        } catch (const boost::context::detail::forced_unwind&) {
-                                          throw;
-                                        } catch (...) {
-                                          wp->error = std::current_exception();
-                                        }
-                                        wp->finished = true;
-                                        return std::move(wp->back);
-                                      });
+      start_warp(*w, PooledStack(stack_bytes), body_);
       warps_.push_back(std::move(w));
     }
   }
@@ -125,7 +112,7 @@ class TracedBlock {
     if (warp.finished) return buf;
     if (current_warp) throw std::logic_error("TracedBlock::next_batch called from inside a warp");
     current_warp = &warp;
-    warp.self = std::move(warp.self).resume();
+    resume_warp(warp);
     current_warp = nullptr;
     if (warp.error) std::rethrow_exception(warp.error);
     return buf;
