@@ -174,32 +174,45 @@ SimCache::~SimCache() {
 }
 
 std::shared_ptr<const GemmSim> SimCache::get(const GemmRun& run) {
-  const std::string key = run.key();
+  if (refused(run)) {
+    const std::lock_guard<std::mutex> guard(lock_);
+    auto it = done_.find(run.key());
+    return it == done_.end() ? nullptr : std::static_pointer_cast<const GemmSim>(it->second);
+  }
+  return std::static_pointer_cast<const GemmSim>(get_job(run.key(), run.quick(), [run] { return simulate_gemm_run(run); }));
+}
+
+std::shared_ptr<const GemmSim> SimCache::get_now(const GemmRun& run) {
+  if (refused(run)) return get(run);
+  return std::static_pointer_cast<const GemmSim>(get_job_now(run.key(), run.quick(), [run] { return simulate_gemm_run(run); }));
+}
+
+std::shared_ptr<const void> SimCache::get_job(const std::string& key, bool quick, const Compute& compute) {
   std::unique_lock<std::mutex> guard(lock_);
   if (auto it = done_.find(key); it != done_.end()) return it->second;
-  if (refused(run)) return nullptr;
-  auto& lane = run.quick() ? quick_ : slow_;
-  const auto queued = std::find_if(lane.begin(), lane.end(), [&](const GemmRun& r) { return r.key() == key; });
+  if (!quick && !slow_allowed) return nullptr;
+  auto& lane = quick ? quick_ : slow_;
+  const auto queued = std::find_if(lane.begin(), lane.end(), [&](const Job& j) { return j.key == key; });
   if (queued != lane.end()) {
-    if (run.quick() && queued != lane.begin()) {  // asked again: serve it next
+    if (quick && queued != lane.begin()) {  // asked again: serve it next
+      Job job = std::move(*queued);
       lane.erase(queued);
-      lane.push_front(run);
+      lane.push_front(std::move(job));
     }
     return nullptr;
   }
-  if (run.quick()) lane.push_front(run);
-  else lane.push_back(run);
+  if (quick) lane.push_front({key, compute});
+  else lane.push_back({key, compute});
   guard.unlock();
   wake_.notify_all();
   return nullptr;
 }
 
-std::shared_ptr<const GemmSim> SimCache::get_now(const GemmRun& run) {
-  if (auto done = get(run)) return done;
-  if (refused(run)) return nullptr;
+std::shared_ptr<const void> SimCache::get_job_now(const std::string& key, bool quick, const Compute& compute) {
+  if (auto done = get_job(key, quick, compute)) return done;
+  if (!quick && !slow_allowed) return nullptr;
   std::unique_lock<std::mutex> guard(lock_);
-  const std::string key = run.key();
-  std::shared_ptr<const GemmSim> result;
+  std::shared_ptr<const void> result;
   idle_.wait(guard, [&] {
     if (auto it = done_.find(key); it != done_.end()) result = it->second;
     return result != nullptr;
@@ -224,14 +237,14 @@ void SimCache::work(bool quick_lane) {
   while (true) {
     wake_.wait(guard, [&] { return stop_ || !lane.empty(); });
     if (stop_) return;
-    const GemmRun run = lane.front();
+    const Job job = std::move(lane.front());
     lane.pop_front();
     ++running_;
     guard.unlock();
-    auto result = simulate_gemm_run(run);
+    auto result = job.compute();
     guard.lock();
-    done_[run.key()] = std::move(result);
-    done_order_.push_back(run.key());
+    done_[job.key] = std::move(result);
+    done_order_.push_back(job.key);
     while (done_order_.size() > kKept) {
       done_.erase(done_order_.front());  // a scene that still wants it asks again
       done_order_.pop_front();

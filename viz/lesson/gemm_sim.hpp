@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -76,6 +77,8 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run);
 
 // Simulations computed by two background threads: one for quick runs (newest request first, so
 // the knob the student just moved is served next) and one for slow ones (16384^3: seconds).
+// The GEMM's runs and any other kernel's (viz/lesson/attention_sim.hpp) share the threads, the
+// results kept and pending(), so a frame or a headless render waits for all of them alike.
 class SimCache {
  public:
   SimCache();
@@ -87,6 +90,11 @@ class SimCache {
   std::shared_ptr<const GemmSim> get(const GemmRun& run);
   // Waits for the result on the calling thread (tests, checkers run outside the app).
   std::shared_ptr<const GemmSim> get_now(const GemmRun& run);
+  // Any simulation, named by a key unique across kernels: `compute` runs on the quick or slow
+  // thread and its result is kept as the GEMM's are (get and get_now above are these, typed).
+  using Compute = std::function<std::shared_ptr<const void>()>;
+  std::shared_ptr<const void> get_job(const std::string& key, bool quick, const Compute& compute);
+  std::shared_ptr<const void> get_job_now(const std::string& key, bool quick, const Compute& compute);
   // Queued or running simulations.
   size_t pending() const;
   // Waits until nothing is pending, at most `seconds`; true when nothing is.
@@ -98,6 +106,10 @@ class SimCache {
   static constexpr size_t kKept = 64;
 
  private:
+  struct Job {
+    std::string key;
+    Compute compute;
+  };
   void work(bool quick_lane);
   mutable std::mutex lock_;
 #ifdef __EMSCRIPTEN__
@@ -105,9 +117,9 @@ class SimCache {
 #else
   std::condition_variable wake_, idle_;
 #endif
-  std::map<std::string, std::shared_ptr<const GemmSim>> done_;
+  std::map<std::string, std::shared_ptr<const void>> done_;
   std::deque<std::string> done_order_;  // oldest first
-  std::deque<GemmRun> quick_, slow_;
+  std::deque<Job> quick_, slow_;
   size_t running_ = 0;
   bool stop_ = false;
 #ifdef __EMSCRIPTEN__
