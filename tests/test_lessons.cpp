@@ -113,7 +113,8 @@ TEST_CASE("the malformed fixtures name the exact file and line", "[lessons]") {
   };
   const std::string dir = (kFixtures / "malformed").string() + "/";
   CHECK(error("01-missing-id.md") == dir + "01-missing-id.md:4: front matter has no 'id:'");
-  CHECK(error("02-unknown-scene.md") == dir + "02-unknown-scene.md:4: unknown scene 'hologram' (scenes: roofline banks fragments pipeline grid accuracy barriers registers source)");
+  CHECK(error("02-unknown-scene.md") == dir + "02-unknown-scene.md:4: unknown scene 'hologram' (scenes: roofline banks fragments pipeline grid accuracy barriers registers source softmax attn-flow overlap causal "
+        "attn-backward attn-trust)");
   CHECK(error("03-bad-knob.md") ==
         dir + "03-bad-knob.md:13: knob 'swizzle' value '96B' is not one of: none 32B 64B 128B auto");
 }

@@ -193,6 +193,7 @@ void scene_panel(App& app, Rect area) {
         else if constexpr (std::is_same_v<S, AccuracyState>) draw_accuracy(s, c, area);
         else if constexpr (std::is_same_v<S, BarriersState>) draw_barriers(s, c, area);
         else if constexpr (std::is_same_v<S, RegistersState>) draw_registers(s, c, area);
+        else if constexpr (requires { draw_attention(s, c, area); }) draw_attention(s, c, area);
       },
       app.state);
 }

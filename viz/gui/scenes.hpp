@@ -39,6 +39,13 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area);
 void draw_accuracy(const AccuracyState& s, const SceneContext& c, Rect area);
 void draw_barriers(const BarriersState& s, const SceneContext& c, Rect area);
 void draw_registers(const RegistersState& s, const SceneContext& c, Rect area);
+// The attention scenes (scene_attention_*.cpp).
+void draw_attention(const SoftmaxState& s, const SceneContext& c, Rect area);
+void draw_attention(const AttnFlowState& s, const SceneContext& c, Rect area);
+void draw_attention(const OverlapState& s, const SceneContext& c, Rect area);
+void draw_attention(const CausalState& s, const SceneContext& c, Rect area);
+void draw_attention(const AttnBackwardState& s, const SceneContext& c, Rect area);
+void draw_attention(const AttnTrustState& s, const SceneContext& c, Rect area);
 
 // The kernel's source: `first` .. `first + count - 1` (1-based) highlighted, `context` lines shown
 // above them. Used as the source scene and as the panel beside any scene.

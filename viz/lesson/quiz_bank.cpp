@@ -12,12 +12,14 @@
 #include "viz/lesson/fragments_model.hpp"
 #include "viz/lesson/grid_model.hpp"
 #include "viz/lesson/quiz.hpp"
+#include "viz/lesson/quiz_bank_attention.hpp"
 #include "viz/lesson/registers_model.hpp"
 
 namespace ts::viz {
 
 const std::vector<QuizInfo>& quizzes() {
-  static const std::vector<QuizInfo> all = {
+  static const std::vector<QuizInfo> all = [] {
+    std::vector<QuizInfo> v = {
       {"gemm-intensity", SceneKind::roofline, "arithmetic intensity of a square bf16 GEMM",
        {{"n", "M = N = K", 128, 16384, 128, {}}}},
       {"bank-conflicts", SceneKind::banks, "wavefronts (and so conflicts) of one warp's shared-memory access",
@@ -53,7 +55,11 @@ const std::vector<QuizInfo>& quizzes() {
        {{"n", "M = N = K", 1024, 8192, 1024, {2048, 4096, 8192}},
         {"kcycles", "simulated thousands of cycles", 10, 4000, 1, {}},
         {"mhz", "SM clock of the measured run", 1200, 1980, 10, {}}}},
-  };
+    };
+    // The attention lessons' exercises live in quiz_bank_attention.cpp.
+    for (const auto& q : attention_quizzes()) v.push_back(q);
+    return v;
+  }();
   return all;
 }
 
@@ -357,6 +363,7 @@ Question make_question(std::string_view id, const QuizParams& params, const Scen
     else if (id == "wave-blocks") q = wave_blocks(params, base);
     else if (id == "store-chunks") q = store_chunks(params, base);
     else if (id == "clock-tflops") q = clock_tflops(params, base);
+    else if (is_attention_quiz(id)) q = make_attention_question(id, params, base);
     else q.error = "unknown exercise '" + std::string(id) + "'";
   } catch (const std::exception& e) {  // a parameter missing, or no machine file
     q.error = e.what();

@@ -36,6 +36,19 @@ const std::vector<SceneInfo>& scenes() {
        {"split", "producer", "consumer", "m", "n", "k", "stages", "block_n"},
        {"file", "accumulator", "limits", "occupancy"}},
       {SceneKind::source, "source", "Kernel source", {"context"}, {"code"}},
+      {SceneKind::softmax, "softmax", "Online softmax", {"block", "row", "seed", "keys"},
+       {"scores", "max", "rescale", "sum", "probabilities", "output"}},
+      {SceneKind::attn_flow, "attn-flow", "Attention dataflow", {"n", "d", "heads", "causal", "block"},
+       {"q", "stages", "registers", "output", "bytes", "roofline"}},
+      {SceneKind::overlap, "overlap", "Softmax and tensor cores overlapped",
+       {"n", "d", "heads", "causal", "overlap", "consumers", "from", "to"},
+       {"consumers", "tensor", "softmax", "waiting", "cost", "measured"}},
+      {SceneKind::causal, "causal", "Causal attention and load balance", {"n", "d", "heads", "causal"},
+       {"grid", "order", "work", "sms", "tail"}},
+      {SceneKind::attn_backward, "attn-backward", "The attention backward pass", {"n", "d", "heads", "causal"},
+       {"recompute", "accumulate", "launches", "work", "measured"}},
+      {SceneKind::attn_trust, "attn-trust", "Attention: simulated against measured", {"pass", "causal_only"},
+       {"points", "diagonal", "errors", "table"}},
   };
   return all;
 }
@@ -68,6 +81,12 @@ SceneState default_state(SceneKind kind) {
     case SceneKind::barriers: return BarriersState{};
     case SceneKind::registers: return RegistersState{};
     case SceneKind::source: return SourceState{};
+    case SceneKind::softmax: return SoftmaxState{};
+    case SceneKind::attn_flow: return AttnFlowState{};
+    case SceneKind::overlap: return OverlapState{};
+    case SceneKind::causal: return CausalState{};
+    case SceneKind::attn_backward: return AttnBackwardState{};
+    case SceneKind::attn_trust: return AttnTrustState{};
   }
   throw std::logic_error("unknown scene kind");
 }
@@ -134,6 +153,8 @@ std::string_view name_of(MeasuredSweep s) {
 
 std::string_view name_of(AccuracyMetric m) { return m == AccuracyMetric::tflops ? "tflops" : "hbm"; }
 std::string_view name_of(RegisterSplit s) { return s == RegisterSplit::setmaxnreg ? "setmaxnreg" : "even"; }
+std::string_view name_of(KeyTrend t) { return t == KeyTrend::random ? "random" : "rising"; }
+std::string_view name_of(AttnPassFilter p) { return p == AttnPassFilter::all ? "all" : p == AttnPassFilter::fwd ? "fwd" : "bwd"; }
 
 namespace {
 
@@ -331,6 +352,52 @@ std::vector<KnobSpec> specs_of(SourceState& s) {
   return {number_knob("context", "lines shown above the highlighted line", s.context, 0, 60)};
 }
 
+// ---- the attention scenes' knobs --------------------------------------------------------------------
+
+std::vector<KnobSpec> attn_knobs(AttnKnobs& a) {
+  return {number_knob("n", "sequence length (tails past a block are masked)", a.n, 64, kMaxAttnSeq, 64),
+          number_knob("d", "head dimension: 64 or 128", a.d, 64, 128, 64),
+          number_knob("heads", "query heads (each its own key/value head), batch 1", a.heads, 1, kMaxAttnHeads),
+          on_off_knob("causal", "causal mask: keys after a query are skipped or masked", a.causal)};
+}
+
+std::vector<KnobSpec> specs_of(SoftmaxState& s) {
+  static constexpr KeyTrend trends[] = {KeyTrend::random, KeyTrend::rising};
+  return {number_knob("block", "key blocks folded so far (0-8)", s.block, 0, 8),
+          number_knob("row", "the query row whose probabilities are drawn", s.row, 0, 3),
+          number_knob("seed", "which random Q, K and V", s.seed, 1, 999),
+          choice_knob("keys", "random, or each block's keys larger than the last (new maxima)", s.keys, trends)};
+}
+
+std::vector<KnobSpec> specs_of(AttnFlowState& s) {
+  auto k = attn_knobs(s.attn);
+  k.push_back(number_knob("block", "the key block the CTA is at", s.block, 0, kMaxAttnSeq / 128 - 1));
+  return k;
+}
+
+std::vector<KnobSpec> specs_of(OverlapState& s) {
+  auto k = attn_knobs(s.attn);
+  k.push_back(on_off_knob("overlap", "each warpgroup overlaps its softmax with its previous P V", s.overlap));
+  k.push_back(number_knob("consumers", "consumer warpgroups of 64 query rows (2 or 3)", s.consumers, 2, 3));
+  k.push_back(number_knob("from", "start of the shown part, % of the run", s.from, 0, 99));
+  k.push_back(number_knob("to", "end of the shown part, % of the run", s.to, 1, 100));
+  return k;
+}
+
+std::vector<KnobSpec> specs_of(CausalState& s) { return attn_knobs(s.attn); }
+std::vector<KnobSpec> specs_of(AttnBackwardState& s) { return attn_knobs(s.attn); }
+
+std::vector<KnobSpec> specs_of(AttnTrustState& s) {
+  static constexpr AttnPassFilter passes[] = {AttnPassFilter::all, AttnPassFilter::fwd, AttnPassFilter::bwd};
+  return {choice_knob("pass", "forward rows, backward rows, or both", s.pass, passes),
+          on_off_knob("causal_only", "only the causal rows", s.causal_only)};
+}
+
+std::string validate_attn(const AttnKnobs& a) {
+  if (a.d != 64 && a.d != 128) return "d must be 64 or 128, not " + std::to_string(a.d);
+  return "";
+}
+
 std::string set_by_spec(SceneState& state, std::string_view name, std::string_view value) {
   for (auto& k : knob_specs(state))
     if (k.name == name) return k.set(value);
@@ -398,7 +465,26 @@ std::string validate(const SceneState& state) {
     }
     case SceneKind::registers: return validate_registers(std::get<RegistersState>(state));
     case SceneKind::accuracy:
-    case SceneKind::source: return "";
+    case SceneKind::source:
+    case SceneKind::softmax:
+    case SceneKind::attn_trust: return "";
+    case SceneKind::attn_flow: {
+      const auto& f = std::get<AttnFlowState>(state);
+      if (auto e = validate_attn(f.attn); !e.empty()) return e;
+      if (f.block >= (f.attn.n + 127) / 128)
+        return "block=" + std::to_string(f.block) + " is past the last key block (" + std::to_string((f.attn.n + 127) / 128 - 1) + ")";
+      return "";
+    }
+    case SceneKind::overlap: {
+      const auto& o = std::get<OverlapState>(state);
+      if (auto e = validate_attn(o.attn); !e.empty()) return e;
+      if (o.overlap && o.consumers == 3 && o.attn.d == 128)
+        return "overlap at d=128 needs consumers=2: three stages do not fit in shared memory beside three Q tiles";
+      if (o.from >= o.to) return "from=" + std::to_string(o.from) + " must be below to=" + std::to_string(o.to);
+      return "";
+    }
+    case SceneKind::causal: return validate_attn(std::get<CausalState>(state).attn);
+    case SceneKind::attn_backward: return validate_attn(std::get<AttnBackwardState>(state).attn);
     case SceneKind::banks: break;
   }
   const auto& s = std::get<BanksState>(state);

@@ -10,7 +10,8 @@
 
 namespace ts::viz {
 
-enum class SceneKind { roofline, banks, fragments, pipeline, grid, accuracy, barriers, registers, source };
+enum class SceneKind { roofline, banks, fragments, pipeline, grid, accuracy, barriers, registers, source,
+                       softmax, attn_flow, overlap, causal, attn_backward, attn_trust };
 
 // ---- roofline: the memory hierarchy and the roofline -------------------------------------------
 struct RooflineState {
@@ -114,8 +115,53 @@ struct SourceState {
   uint32_t context = 12;  // lines shown above the highlighted line
 };
 
+// ---- the attention scenes (viz/lesson/attention_*.hpp compute what they show) ----------------------
+// softmax: 4 query rows folded over 8 key blocks with the kernel's register-tile ops.
+enum class KeyTrend { random, rising };  // keys drawn at random, or scaled up block after block
+struct SoftmaxState {
+  uint32_t block = 1;  // key blocks folded so far, 0..8
+  uint32_t row = 0;    // the row whose probabilities and output are drawn
+  uint32_t seed = 1;   // the draw of Q, K and V
+  KeyTrend keys = KeyTrend::random;
+};
+// The attention of kernels/attention at a size the simulator re-runs quickly: batch 1.
+struct AttnKnobs {
+  uint32_t n = 1024;    // sequence length
+  uint32_t d = 64;      // head dimension: 64 or 128
+  uint32_t heads = 4;   // query heads (= key/value heads)
+  bool causal = false;
+};
+inline constexpr uint32_t kMaxAttnSeq = 16384, kMaxAttnHeads = 64;
+// attn_flow: one CTA's Q tile, the K/V blocks streaming through its stages, S and P in registers, O.
+struct AttnFlowState {
+  AttnKnobs attn;
+  uint32_t block = 0;  // the key block the picture is at
+};
+// overlap: one SM's consumer warpgroups over time, with the kernel's self-overlap on or off.
+struct OverlapState {
+  AttnKnobs attn;
+  bool overlap = true;
+  uint32_t consumers = 3;
+  uint32_t from = 0, to = 100;  // the part of the run shown, in percent of its time
+};
+// causal: the (query block, key block) grid, per-CTA work and the SMs' tail.
+struct CausalState {
+  AttnKnobs attn{1024, 64, 16, true};
+};
+// attn_backward: the three launches of the backward, what each recomputes and accumulates.
+struct AttnBackwardState {
+  AttnKnobs attn;
+};
+// attn_trust: every measured attention row beside the simulator's prediction for it.
+enum class AttnPassFilter { all, fwd, bwd };
+struct AttnTrustState {
+  AttnPassFilter pass = AttnPassFilter::all;
+  bool causal_only = false;
+};
+
 using SceneState = std::variant<RooflineState, BanksState, FragmentsState, PipelineState, GridState, AccuracyState,
-                                BarriersState, RegistersState, SourceState>;
+                                BarriersState, RegistersState, SourceState, SoftmaxState, AttnFlowState, OverlapState,
+                                CausalState, AttnBackwardState, AttnTrustState>;
 
 struct SceneInfo {
   SceneKind kind;
@@ -160,6 +206,8 @@ std::string_view name_of(TileColour c);
 std::string_view name_of(MeasuredSweep s);
 std::string_view name_of(AccuracyMetric m);
 std::string_view name_of(RegisterSplit s);
+std::string_view name_of(KeyTrend t);
+std::string_view name_of(AttnPassFilter p);
 uint32_t elem_bytes(Dtype d);
 
 }  // namespace ts::viz

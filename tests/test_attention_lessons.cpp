@@ -1,0 +1,239 @@
+// The attention lessons' models (viz/lesson/attention_*): the online softmax run with the kernel's
+// tile ops against a double-precision softmax, the causal grid's loop bounds against a count from
+// first principles, the simulations the scenes draw (overlap off is slower, the backward longer
+// than the forward, the causal tail), the measured files, and the exercises' keys. Needs the host
+// backend (the models call kernels/attention's own code).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "viz/lesson/attention_causal.hpp"
+#include "viz/lesson/attention_measured.hpp"
+#include "viz/lesson/attention_models.hpp"
+#include "viz/lesson/attention_softmax.hpp"
+#include "viz/lesson/quiz.hpp"
+
+using namespace ts::viz;
+
+TEST_CASE("online softmax: the kernel's ops end at the exact softmax computed in double", "[viz][attention][softmax]") {
+  for (uint32_t seed : {1u, 2u, 3u, 17u})
+    for (KeyTrend trend : {KeyTrend::random, KeyTrend::rising}) {
+      INFO("seed " << seed << ", keys " << name_of(trend));
+      const SoftmaxModel m = softmax_model(seed, trend);
+      REQUIRE(m.error.empty());
+      for (int r = 0; r < kSoftmaxRows; ++r) {
+        // The log-sum-exp: fp32 sums of fp32 exponentials, so within a few fp32 roundings.
+        CHECK(std::abs(m.lse[r] - m.exact_lse[r]) <= 1e-5 * std::max(1.0, std::abs(m.exact_lse[r])));
+        CHECK(m.steps.back().max_after[r] == Approx(m.exact_max[r]).epsilon(1e-6));
+        // The output: P is rounded to bf16 (8 bits) before P V, V lies in [-1, 1].
+        for (int d = 0; d < kSoftmaxDim; ++d) CHECK(std::abs(m.out[r][d] - m.exact_out[r][d]) < 4e-3);
+        // After the last block the state's estimate of every probability is the exact one.
+        for (int j = 0; j < kSoftmaxAllKeys; ++j)
+          CHECK(std::abs(m.estimate(r, j, kSoftmaxBlocks) - m.exact_p[r][j]) < 1e-5);
+      }
+    }
+}
+
+TEST_CASE("online softmax: each block's rescale factor is exp(scale (old max - new max)), 1 without a new max", "[viz][attention][softmax]") {
+  const SoftmaxModel m = softmax_model(5, KeyTrend::random);
+  REQUIRE(m.error.empty());
+  int below_one = 0;
+  for (int b = 1; b < kSoftmaxBlocks; ++b)
+    for (int r = 0; r < kSoftmaxRows; ++r) {
+      const SoftmaxStep& st = m.steps[b];
+      CHECK(st.max_after[r] == std::max(st.max_before[r], st.block_max[r]));
+      const double want = std::exp(double(m.scale) * (double(st.max_before[r]) - st.max_after[r]));
+      CHECK(st.rescale[r] == Approx(want).epsilon(1e-5));
+      if (st.block_max[r] <= st.max_before[r]) CHECK(st.rescale[r] == 1.0f);
+      below_one += st.rescale[r] < 1;
+      // The running sum is the sum over the keys seen so far, relative to the max so far.
+      double sum = 0;
+      for (int bb = 0; bb <= b; ++bb)
+        for (int k = 0; k < kSoftmaxKeys; ++k)
+          sum += std::exp(double(m.scale) * (double(m.steps[bb].scores[r][k]) - st.max_after[r]));
+      CHECK(st.sum[r] == Approx(sum).epsilon(1e-5));
+    }
+  // Lesson 12: with keys=rising, most blocks bring a new maximum (more than with random keys).
+  const SoftmaxModel rising = softmax_model(1, KeyTrend::rising);
+  int rising_new = 0;
+  for (int b = 1; b < kSoftmaxBlocks; ++b)
+    for (int r = 0; r < kSoftmaxRows; ++r) rising_new += rising.steps[b].rescale[r] < 1;
+  CHECK(2 * rising_new > (kSoftmaxBlocks - 1) * kSoftmaxRows);
+  CHECK(rising_new > below_one);
+}
+
+TEST_CASE("the rescale factor of the exercise runs the kernel's ops", "[viz][attention][quiz]") {
+  CHECK(rescale_factor(2.0f, 3.5f, 0.125f) == Approx(std::exp(0.125 * -1.5)).epsilon(1e-6));
+  CHECK(rescale_factor(2.0f, 1.0f, 0.125f) == 1.0f);
+  const Question q = make_question("rescale-factor", {{"old", 20}, {"jump", 30}, {"d", 64}}, SoftmaxState{});
+  REQUIRE(q.error.empty());
+  CHECK(accepts(q, std::exp(-3.0 / 8)));
+  CHECK_FALSE(accepts(q, std::exp(-3.0)));   // the scale forgotten
+  CHECK_FALSE(accepts(q, std::exp(3.0 / 8)));  // the sign wrong
+}
+
+namespace {
+
+// (CTA, key block) pairs a causal CTA of `rows` query rows never needs: its last row precedes
+// every key of the block. Counted from the definition, not from the kernel.
+uint64_t skipped_by_definition(int n, int rows, int keys) {
+  uint64_t skipped = 0;
+  for (int q0 = 0; q0 < n; q0 += rows)
+    for (int k0 = 0; k0 < n; k0 += keys) skipped += k0 > std::min(q0 + rows, n) - 1;
+  return skipped;
+}
+
+}  // namespace
+
+TEST_CASE("causal grid: the kernel's iterations() skip exactly the key blocks in every row's future", "[viz][attention][causal]") {
+  for (int n : {64, 192, 256, 1000, 1024, 2048, 3000, 4096})
+    for (int d : {64, 128}) {
+      INFO("N " << n << " D " << d);
+      const CausalGrid g = causal_grid(n, d, true);
+      REQUIRE(g.error.empty());
+      CHECK(g.block_q == 192);
+      CHECK(g.block_kv == 128);
+      CHECK(g.not_loaded == skipped_by_definition(n, g.block_q, g.block_kv));
+      CHECK(g.loaded + g.not_loaded == uint64_t(g.q_blocks) * g.kv_blocks);
+      const CausalGrid full = causal_grid(n, d, false);
+      CHECK(full.not_loaded == 0);
+      CHECK(full.warpgroup_skipped == 0);
+      // The longest CTAs are launched first.
+      for (size_t t = 1; t < g.launch_order.size(); ++t)
+        CHECK(g.iterations[g.launch_order[t]] <= g.iterations[g.launch_order[t - 1]]);
+    }
+  // Lesson 15's sentence: at N = 1024 the first CTA loads 2 key blocks, the last 8.
+  const CausalGrid g = causal_grid(1024, 64, true);
+  CHECK(g.iterations.front() == 2);
+  CHECK(g.iterations.back() == 8);
+  const Question q = make_question("skipped-blocks", {{"n", 2048}}, CausalState{});
+  REQUIRE(q.error.empty());
+  CHECK(accepts(q, double(skipped_by_definition(2048, 192, 128))));
+  CHECK_FALSE(accepts(q, double(skipped_by_definition(2048, 192, 128)) + 1));
+}
+
+TEST_CASE("causal: the simulated CTAs differ in length by their key blocks, and leave a tail", "[viz][attention][causal][sim]") {
+  const AttentionRun run = causal_run(1024, 64, 16, true);
+  REQUIRE(run.quick());
+  const auto sim = simulate_attention_run(run);
+  REQUIRE(sim->error.empty());
+  const CausalGrid g = causal_grid(1024, 64, true);
+  const auto& blocks = sim->launches.at(0).blocks;
+  REQUIRE(blocks.size() == size_t(16 * g.q_blocks));
+  // Launch slot 0 of each head is its longest CTA, the last slot its shortest.
+  double longest = 0, shortest = 0;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    CHECK(blocks[b].end > blocks[b].start);
+    if (b % g.q_blocks == 0) longest += blocks[b].end - blocks[b].start;
+    if (b % g.q_blocks == size_t(g.q_blocks - 1)) shortest += blocks[b].end - blocks[b].start;
+  }
+  CHECK(longest > 2 * shortest);
+  const CausalTimeline t = causal_timeline(*sim, 132);
+  CHECK(t.makespan > 0);
+  CHECK(t.tail() > 0);
+  CHECK(t.busy_fraction < 1);
+  WARN("causal N1024 D64 H16: " << sim->wall_ms << " ms wall, " << sim->cpu_ms << " ms CPU to simulate; tail "
+                                << 100 * t.tail() / t.makespan << " % of the run");
+}
+
+TEST_CASE("overlap: the simulator says turning the self-overlap off slows the lesson's forward", "[viz][attention][overlap][sim]") {
+  const AttnKnobs a{1024, 64, 4, false};
+  const auto on = simulate_attention_run(attention_run(a, false, 3, 1));
+  const auto off = simulate_attention_run(attention_run(a, false, 3, 0));
+  REQUIRE(on->error.empty());
+  REQUIRE(off->error.empty());
+  CHECK(off->cycles > on->cycles);
+  WARN("re-simulating the overlap lesson's forward: " << on->wall_ms << " ms wall, " << on->cpu_ms << " ms CPU");
+  const OverlapModel m = overlap_model(*on, 0);
+  REQUIRE(m.rows.size() == 3);  // one row per consumer warpgroup, not the producer
+  for (const auto& r : m.rows) {
+    CHECK(r.softmax > 0);
+    CHECK(!r.bars.empty());
+  }
+  CHECK(!m.tensor_busy.empty());
+  CHECK_FALSE(m.measured.has_value());  // no measured per-warp timeline yet
+  const Question q = make_question("overlap-cost", {{"n", 1024}, {"heads", 4}}, OverlapState{});
+  REQUIRE(q.error.empty());
+  CHECK(accepts(q, 100 * (off->cycles - on->cycles) / on->cycles));
+  CHECK_FALSE(accepts(q, -100 * (off->cycles - on->cycles) / on->cycles));
+}
+
+TEST_CASE("backward: three launches, longer than the forward; dQ shares from the kernel's loop", "[viz][attention][backward][sim]") {
+  const AttnKnobs a{1024, 64, 4, false};
+  const auto fwd = simulate_attention_run(attention_run(a, false));
+  const auto bwd = simulate_attention_run(attention_run(a, true));
+  REQUIRE(fwd->error.empty());
+  REQUIRE(bwd->error.empty());
+  const BackwardModel m = backward_model(a, fwd.get(), bwd.get());
+  REQUIRE(m.launches.size() == 3);
+  CHECK(m.launches[1].name == "backward");
+  CHECK(m.backward_cycles > m.forward_cycles);
+  // The main kernel's MMAs: five products per pair against the forward's two, which also computes
+  // the padding of its last CTA (192-row CTAs: 6 x 192 = 1152 rows for 1024).
+  const auto shape = attention_run(a, false).shape;
+  CHECK(m.launches[1].mma_flops == Approx(ts::kernels::attention_flops(shape, true)).epsilon(1e-6));
+  CHECK(m.forward_mma_flops == Approx(ts::kernels::attention_flops(shape, false) * 1152 / 1024).epsilon(1e-6));
+  // Not causal: every (64-key warpgroup, 64-row query block) pair adds a 64 x D fp32 share.
+  CHECK(m.pairs == uint64_t(a.heads) * (1024 / 64) * (1024 / 64));
+  CHECK(m.dq_add_bytes == m.pairs * 64 * 64 * 4);
+  const AttnKnobs causal{1024, 64, 4, true};
+  const BackwardModel c = backward_loop(causal);
+  CHECK(c.pairs == uint64_t(causal.heads) * (16 * 17 / 2));  // the diagonal blocks and those below
+  const Question q = make_question("dq-bytes", {{"n", 1024}, {"d", 128}, {"causal", 0}}, AttnBackwardState{});
+  REQUIRE(q.error.empty());
+  CHECK(accepts(q, 1024.0 * 1024 * 128 * 4 / 64 / 1024));
+  CHECK_FALSE(accepts(q, 1024.0 * 1024 * 128 * 2 / 64 / 1024));  // bf16 instead of fp32
+}
+
+TEST_CASE("attention flow: the CTA's sizes come from the kernel's types", "[viz][attention][flow]") {
+  const auto machine = ts::sim::load_machine("h100-sxm");
+  const FlowModel f = flow_model({1024, 64, 4, false}, machine);
+  REQUIRE(f.error.empty());
+  CHECK(f.consumers == 3);
+  CHECK(f.stages == 3);  // the default overlaps at D = 64 without a mask: release lag 1
+  CHECK(f.q_tile_bytes == 64 * 64 * 2);
+  CHECK(f.stage_bytes == 2 * 128 * 64 * 2);
+  CHECK(f.smem_bytes >= 3 * f.q_tile_bytes + 3 * f.stage_bytes);
+  CHECK(f.kernel_intensity() == Approx(1024 / 2.0));
+  CHECK(f.block_intensity() == Approx(f.flops_per_block / f.bytes_per_block));
+  const Question q = make_question("fwd-smem", {{"d", 128}, {"consumers", 2}, {"overlap", 1}}, AttnFlowState{});
+  REQUIRE(q.error.empty());
+  CHECK(accepts(q, (2 * 64 * 128 * 2 + 3 * 2 * 128 * 128 * 2) / 1024.0));
+  CHECK_FALSE(accepts(q, (2 * 64 * 128 * 2 + 2 * 2 * 128 * 128 * 2) / 1024.0));  // two stages
+}
+
+TEST_CASE("attention measurements: the committed files load, and the trust scene's MAPE is the file's", "[viz][attention][measured]") {
+  const AttentionMeasurements& m = attention_measurements();
+  CHECK(m.problems.empty());
+  REQUIRE(m.rows.size() >= 24);
+  REQUIRE(m.compare.size() == 24);
+  for (const CompareRow& r : m.compare)
+    CHECK(100 * std::abs(r.simulated - r.measured) / r.measured == Approx(r.error_percent).margin(0.1));
+  const TrustModel all = trust_model(AttnTrustState{}, m);
+  REQUIRE(all.summary.rfind("MAPE ", 0) == 0);
+  CHECK(all.mape == Approx(std::stod(all.summary.substr(5))).margin(0.1));
+  // Lesson 17: the forward rows without a mask get closer as N grows; the backward is the weakest.
+  for (const char* d : {"D64", "D128"}) {
+    double last = 1e9;
+    for (const CompareRow& r : m.compare)
+      if (r.config == "forward" && r.shape.find(d) != std::string::npos) {
+        CHECK(r.error_percent <= last);
+        last = r.error_percent;
+      }
+  }
+  const TrustModel fwd = trust_model({AttnPassFilter::fwd, false}, m), bwd = trust_model({AttnPassFilter::bwd, false}, m);
+  CHECK(bwd.mape > fwd.mape);
+  const Question q = make_question("sim-error", {{"row", 3}}, AttnTrustState{});
+  REQUIRE(q.error.empty());
+  CHECK(accepts(q, m.compare[3].error_percent));
+  CHECK_FALSE(accepts(q, 100 * std::abs(m.compare[3].simulated - m.compare[3].measured) / m.compare[3].simulated));
+}
+
+TEST_CASE("the attention intensity exercise accepts N / 2 and rejects the tile's intensity", "[viz][attention][quiz]") {
+  const Question q = make_question("attn-intensity", {{"n", 4096}, {"d", 128}}, AttnFlowState{});
+  REQUIRE(q.error.empty());
+  CHECK(accepts(q, 2048));
+  CHECK_FALSE(accepts(q, 4096));
+}
