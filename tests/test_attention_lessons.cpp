@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "viz/lesson/attention_causal.hpp"
 #include "viz/lesson/attention_measured.hpp"
 #include "viz/lesson/attention_models.hpp"
 #include "viz/lesson/attention_softmax.hpp"
+#include "viz/lesson/lesson.hpp"
 #include "viz/lesson/quiz.hpp"
 
 using namespace ts::viz;
@@ -236,4 +238,37 @@ TEST_CASE("the attention intensity exercise accepts N / 2 and rejects the tile's
   REQUIRE(q.error.empty());
   CHECK(accepts(q, 2048));
   CHECK_FALSE(accepts(q, 4096));
+}
+
+TEST_CASE("the attention lessons' simulations, timed (the figures are reported)", "[viz][attention][timing]") {
+  // Every distinct run behind a step of the shipped attention lessons, as the scenes ask for it.
+  // CPU time of the simulating thread is what a knob change costs on an idle core; wall time
+  // grows with whatever else shares the cores.
+  const LessonSet set = load_lessons(TILESCOPE_TEST_LESSONS);
+  std::map<std::string, AttentionRun> runs;
+  for (const Lesson& l : set.lessons)
+    for (const LessonStep& st : l.steps) {
+      if (const auto* o = std::get_if<OverlapState>(&st.state)) {
+        for (int overlap : {0, 1})
+          if (!(overlap && o->consumers == 3 && o->attn.d == 128)) {
+            const AttentionRun r = attention_run(o->attn, false, int(o->consumers), overlap);
+            runs.emplace(r.key(), r);
+          }
+      } else if (const auto* c = std::get_if<CausalState>(&st.state)) {
+        const AttentionRun r = causal_run(int(c->attn.n), int(c->attn.d), int(c->attn.heads), c->attn.causal);
+        runs.emplace(r.key(), r);
+      } else if (const auto* b = std::get_if<AttnBackwardState>(&st.state)) {
+        for (bool backward : {false, true}) {
+          const AttentionRun r = attention_run(b->attn, backward);
+          runs.emplace(r.key(), r);
+        }
+      }
+    }
+  REQUIRE(runs.size() >= 6);
+  for (const auto& [key, run] : runs) {
+    CHECK(run.quick());
+    const auto sim = simulate_attention_run(run);
+    REQUIRE(sim->error.empty());
+    WARN(key << ": " << sim->cpu_ms << " ms CPU, " << sim->wall_ms << " ms wall");
+  }
 }
