@@ -272,3 +272,17 @@ TEST_CASE("the attention lessons' simulations, timed (the figures are reported)"
     WARN(key << ": " << sim->cpu_ms << " ms CPU, " << sim->wall_ms << " ms wall");
   }
 }
+
+TEST_CASE("lesson 14: the forward overlaps itself by default at D = 64 without a mask only", "[viz][attention][overlap]") {
+  using ts::kernels::AttentionShape;
+  const auto overlap_of = [](int64_t d, bool causal) {
+    return ts::kernels::resolve(AttentionShape{1, 4, 4, 1024, d, causal, 0.f}, {}).overlap;
+  };
+  CHECK(overlap_of(64, false) == 1);
+  CHECK(overlap_of(128, false) == 0);
+  CHECK(overlap_of(64, true) == 0);
+  // Overlap at D = 128 takes two consumers; three are refused.
+  CHECK_THROWS(ts::kernels::resolve(AttentionShape{1, 4, 4, 1024, 128, false, 0.f}, {3, 1}));
+  CHECK(validate(SceneState{OverlapState{{1024, 128, 4, false}, true, 3}}) != "");
+  CHECK(validate(SceneState{OverlapState{{1024, 128, 4, false}, true, 2}}) == "");
+}
