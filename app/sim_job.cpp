@@ -46,6 +46,42 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--overlap", a.overlap, "attention forward: 1: each warpgroup overlaps its softmax with its previous P V; 0: not");
 }
 
+namespace {
+const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--order", "--persistent",
+                                   "--b-col-major", "--b", "--h", "--hkv", "--d", "--causal", "--bwd", "--overlap"};
+}
+
+bool any_job_option(const CLI::App* cmd) {
+  for (const char* name : kJobOptions)
+    if (cmd->count(name) > 0) return true;
+  return false;
+}
+
+nlohmann::json job_args_json(const JobArgs& a) {
+  return {{"kernel", a.kernel}, {"m", a.m},        {"n", a.n},           {"k", a.k},           {"stages", a.stages},
+          {"block_n", a.block_n}, {"consumers", a.consumers}, {"order", a.order}, {"persistent", a.persistent},
+          {"b_col_major", a.b_col_major}, {"b", a.batch}, {"h", a.heads}, {"hkv", a.heads_kv}, {"d", a.dim},
+          {"causal", a.causal}, {"bwd", a.bwd}, {"overlap", a.overlap}};
+}
+
+JobArgs job_args_from_json(const nlohmann::json& j) {
+  JobArgs a;
+  if (!j.is_object()) throw UsageError("the configuration is not a JSON object");
+  const auto get = [&](const char* key, auto& field) {
+    if (!j.contains(key)) return;
+    try {
+      field = j.at(key).get<std::decay_t<decltype(field)>>();
+    } catch (const nlohmann::json::exception&) {
+      throw UsageError(std::string("configuration key '") + key + "' has the wrong type");
+    }
+  };
+  get("kernel", a.kernel), get("m", a.m), get("n", a.n), get("k", a.k), get("stages", a.stages), get("block_n", a.block_n);
+  get("consumers", a.consumers), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
+  get("b", a.batch), get("h", a.heads), get("hkv", a.heads_kv), get("d", a.dim), get("causal", a.causal), get("bwd", a.bwd);
+  get("overlap", a.overlap);
+  return a;
+}
+
 SimJob job_from(const JobArgs& a) {
   if (a.kernel != "gemm" && a.kernel != "attention")
     throw UsageError("unknown kernel '" + a.kernel + "' (expected: gemm or attention)");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "kernels/attention/attention_api.hpp"
 #include "kernels/attention/attention_trace.hpp"
@@ -38,6 +39,12 @@ struct JobArgs {
 };
 // Adds the positional kernel (gemm or attention) and its options to `cmd`.
 void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required);
+// True when the command line named any of the options add_job_options adds (other than the kernel).
+bool any_job_option(const CLI::App* cmd);
+// The options by name, as a timeline file records the configuration it ran, and back (a missing
+// key keeps its default; a value of the wrong type is a UsageError).
+nlohmann::json job_args_json(const JobArgs& a);
+JobArgs job_args_from_json(const nlohmann::json& j);
 // Throws UsageError for an unknown kernel or a bad option value.
 SimJob job_from(const JobArgs& a);
 

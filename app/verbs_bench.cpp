@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <fstream>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -11,9 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "app/sim_job.hpp"
 #include "app/verbs.hpp"
+#include "sim/stamps.hpp"
+#include "sim/timeline.hpp"
+#include "kernels/stamps/recorded.hpp"
 #if TILESCOPE_HAVE_CUDA
 #include "kernels/gemm/gemm_bench.hpp"
+#include "kernels/gpu.hpp"
 #endif
 
 namespace ts::app {
@@ -60,17 +67,54 @@ int run_attention_bench(const std::vector<std::string>& args) {
 
 }  // namespace
 
+#if TILESCOPE_HAVE_CUDA
+// `--timeline-measured`: one recorded launch of the job's kernel (the instrumented build), its spans
+// written as a timeline file beside the simulated ones, and the cost of recording stated.
+static int record_timeline(const SimJob& job, const JobArgs& args, const std::string& path, const kernels::RecordOptions& opt) {
+  const kernels::RecordedRun run = job.attention ? kernels::record_attention(job.attention_shape, job.attention_cfg, job.backward, opt)
+                                                 : kernels::record_gemm(job.gemm_shape, job.gemm, opt);
+  const sim::MeasuredSpans m = sim::spans_from_stamps(run.recording);
+  sim::Timeline t;
+  t.source = "measured";
+  t.title = job.title();
+  t.job = job_args_json(args);
+  t.clock_mhz = m.clock_mhz;
+  t.spans = m.spans;
+  t.dropped = m.dropped;
+  t.kernel_ms = run.recorded_ms;
+  t.plain_ms = run.plain_ms;
+  std::ofstream out(path);
+  if (!out) throw UsageError("cannot write " + path);
+  out << sim::timeline_json(t);
+  if (!out.flush()) throw std::runtime_error("writing " + path + " failed");
+  const stamp::Plan& p = run.recording.plan;
+  std::printf("%s\n", run.title.c_str());
+  std::printf("recorded blocks %u of %u (from %u, every %u), %u warps, %zu spans, %llu records dropped\n", p.blocks,
+              run.grid_blocks, p.first, p.stride, m.warps, m.spans.size(), static_cast<unsigned long long>(m.dropped));
+  if (run.plain_ms > 0)
+    std::printf("plain %.4f ms, recording %.4f ms (%+.1f %%), SM clock %.0f MHz\n", run.plain_ms, run.recorded_ms,
+                100.0 * (run.recorded_ms / run.plain_ms - 1.0), m.clock_mhz);
+  std::printf("wrote %s (open it in Perfetto; `tilescope compare --timeline %s` sets it beside the simulation)\n", path.c_str(),
+              path.c_str());
+  return 0;
+}
+#endif
+
 VerbRun add_bench_verb(CLI::App& cli) {
   struct Args {
-    std::string kernel, json, only;
+    std::string json, only, timeline, record_blocks;
     std::vector<std::string> shapes;
     bool quick = false;
+    uint32_t capacity = 0;
+    int reps = 20;
+    JobArgs job;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = cli.add_subcommand(
       "bench", "Time a kernel against its reference library on this GPU (gemm: ours vs cuBLAS; attention: ours vs cuDNN and "
-               "FlashAttention-2 through PyTorch, python/bench_attention.py)");
-  cmd->add_option("kernel", args->kernel, "Kernel to time: gemm or attention")->required();
+               "FlashAttention-2 through PyTorch, python/bench_attention.py): the sweeps, or one configuration named by the "
+               "same options as `tilescope sim`");
+  add_job_options(cmd, args->job, true);
   cmd->add_flag("--quick", args->quick, "A few rows instead of the full sweep");
   cmd->add_option("--json", args->json,
                   "Write the results here (default data/measured/h100/gemm.json or attention.json for the full sweep)");
@@ -79,33 +123,80 @@ VerbRun add_bench_verb(CLI::App& cli) {
                   "sweep); attention: one pass, fwd or bwd");
   cmd->add_option("--shape", args->shapes, "attention: time B,H,N,D[,causal][,hkv=K] instead of the sweep (repeatable)")
       ->allow_extra_args(false);
+  cmd->add_option("--timeline-measured", args->timeline,
+                  "Record what every warp did (the instrumented build of the kernel) and write it here as a timeline "
+                  "(Chrome trace: Perfetto opens it; `tilescope compare --timeline` reads it)");
+  cmd->add_option("--record-blocks", args->record_blocks,
+                  "With --timeline-measured: the blocks that record, FIRST:STRIDE:COUNT (default: every block that fits in 1 GiB)");
+  cmd->add_option("--record-capacity", args->capacity, "With --timeline-measured: records per warp (default: as many as the run needs)");
+  cmd->add_option("--reps", args->reps, "With --timeline-measured: timed launches of the plain and the recording build (0: none)")
+      ->check(CLI::Range(0, 1000));
   cmd->allow_extras();  // bench attention hands whatever else it is given to the script
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
-    if (args->kernel == "attention") {
+    const JobArgs& ja = args->job;
+    const bool one_config = any_job_option(cmd) || !args->timeline.empty();
+    const SimJob job = job_from(ja);  // validates the kernel name and knob values
+    if (one_config && (args->quick || !args->only.empty() || !args->shapes.empty()))
+      throw UsageError("name one configuration (--m/--n/... or --timeline-measured) or a sweep (--quick, --only, --shape), not both");
+    if (args->timeline.empty() && (!args->record_blocks.empty() || args->capacity != 0))
+      throw UsageError("--record-blocks and --record-capacity go with --timeline-measured");
+    if (!cmd->remaining().empty() && (ja.kernel == "gemm" || one_config))
+      throw UsageError("unexpected argument '" + cmd->remaining().front() + "'");
+    kernels::RecordOptions opt;
+    opt.capacity = args->capacity;
+    opt.timing_reps = args->reps;
+    if (!args->record_blocks.empty()) {
+      unsigned first = 0, stride = 0, count = 0;
+      char tail = 0;
+      if (std::sscanf(args->record_blocks.c_str(), "%u:%u:%u%c", &first, &stride, &count, &tail) != 3 || stride == 0 || count == 0)
+        throw UsageError("--record-blocks takes FIRST:STRIDE:COUNT with STRIDE and COUNT at least 1, e.g. 0:1:4");
+      opt.first = first, opt.stride = stride, opt.blocks = count;
+    }
+    if (ja.kernel == "attention") {
       if (!args->only.empty() && args->only != "fwd" && args->only != "bwd")
         throw UsageError("unknown pass '" + args->only + "' (expected fwd or bwd)");
-      std::vector<std::string> fwd;
-      if (args->quick) fwd.push_back("--quick");
-      if (!args->only.empty()) fwd.insert(fwd.end(), {"--only", args->only});
-      if (!args->json.empty()) fwd.insert(fwd.end(), {"--json", args->json});
-      for (const auto& s : args->shapes) fwd.insert(fwd.end(), {"--shape", s});
-      for (const auto& extra : cmd->remaining()) fwd.push_back(extra);
-      return run_attention_bench(fwd);
+      if (args->timeline.empty() && (ja.consumers != 0 || ja.overlap != -1))
+        throw UsageError("bench attention times the default forward against cuDNN; --consumers and --overlap go with --timeline-measured");
+    } else {
+      if (!args->shapes.empty()) throw UsageError("--shape is for bench attention (bench gemm takes --m, --n, --k)");
+      static const std::set<std::string> sweeps = {"size", "skinny", "stages", "order", "layout", "tile", "holdout"};
+      if (!args->only.empty() && !sweeps.count(args->only))
+        throw UsageError("unknown sweep '" + args->only + "' (expected size, skinny, stages, order, layout, tile or holdout)");
     }
-    if (args->kernel != "gemm") throw UsageError("unknown kernel '" + args->kernel + "' (expected: gemm or attention)");
-    if (!args->shapes.empty()) throw UsageError("--shape is for bench attention (bench gemm times its own sweeps)");
-    if (!cmd->remaining().empty()) throw UsageError("unexpected argument '" + cmd->remaining().front() + "'");
-    static const std::set<std::string> sweeps = {"size", "skinny", "stages", "order", "layout", "tile", "holdout"};
-    if (!args->only.empty() && !sweeps.count(args->only))
-      throw UsageError("unknown sweep '" + args->only + "' (expected size, skinny, stages, order, layout, tile or holdout)");
 #if TILESCOPE_HAVE_CUDA
-    std::string json = args->json;
-    if (json.empty() && !args->quick && args->only.empty()) json = std::string(TILESCOPE_SOURCE_DIR) + "/data/measured/h100/gemm.json";
-    return kernels::run_gemm_bench(args->quick, json, args->only);
+    if (const std::string why = kernels::hopper_unavailable("bench " + ja.kernel); !why.empty()) throw UsageError(why);
+    try {
+      if (!args->timeline.empty()) return record_timeline(job, ja, args->timeline, opt);
+      if (ja.kernel == "gemm") {
+        if (one_config) return kernels::run_gemm_bench_config(job.gemm_shape, job.gemm, args->json);
+        std::string json = args->json;
+        if (json.empty() && !args->quick && args->only.empty()) json = std::string(TILESCOPE_SOURCE_DIR) + "/data/measured/h100/gemm.json";
+        return kernels::run_gemm_bench(args->quick, json, args->only);
+      }
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
 #else
-    throw UsageError("this build has no CUDA kernels (nvcc was not found at configure time)");
+    if (!args->timeline.empty() || ja.kernel == "gemm")
+      throw UsageError("bench " + ja.kernel + " needs our CUDA kernels, and this build has none (nvcc was not found at configure time)");
 #endif
+    // Attention against cuDNN and FlashAttention-2: only PyTorch has them in one process with ours.
+    std::vector<std::string> fwd;
+    if (args->quick) fwd.push_back("--quick");
+    if (one_config) {
+      const kernels::AttentionShape& s = job.attention_shape;
+      std::string shape = std::to_string(s.batch) + "," + std::to_string(s.heads_q) + "," + std::to_string(s.seq) + "," +
+                          std::to_string(s.dim) + (s.causal ? ",causal" : "");
+      if (s.heads_kv != s.heads_q) shape += ",hkv=" + std::to_string(s.heads_kv);
+      fwd.insert(fwd.end(), {"--shape", shape, "--only", job.backward ? "bwd" : "fwd"});
+    } else if (!args->only.empty()) {
+      fwd.insert(fwd.end(), {"--only", args->only});
+    }
+    if (!args->json.empty()) fwd.insert(fwd.end(), {"--json", args->json});
+    for (const auto& s : args->shapes) fwd.insert(fwd.end(), {"--shape", s});
+    for (const auto& extra : cmd->remaining()) fwd.push_back(extra);
+    return run_attention_bench(fwd);
   };
 }
 

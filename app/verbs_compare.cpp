@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/compare_timeline.hpp"
 #include "app/ncu_counters.hpp"
 #include "app/sim_runs.hpp"
 #include "app/verbs.hpp"
@@ -172,6 +173,7 @@ VerbRun add_compare_verb(CLI::App& cli) {
   struct Args {
     std::string measured, machine;
     CounterArgs counters;
+    TimelineCompareArgs timeline;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = cli.add_subcommand("compare",
@@ -186,9 +188,21 @@ VerbRun add_compare_verb(CLI::App& cli) {
   cmd->add_option("--kernel", a->counters.kernel_regex, "--counters: the launch whose kernel name matches this regex (when the file has several)");
   cmd->add_option("--clock", a->counters.clock, "--counters: SM clock to time the simulation at (default: the launch's own)");
   cmd->add_flag("--force", a->counters.force, "--counters: simulate even a configuration estimated to take more than a couple of minutes");
+  cmd->add_option("--timeline", a->timeline.measured,
+                  "A measured timeline (bench --timeline-measured) beside the simulation of its configuration: each warp role's "
+                  "time per op kind and the steady-state intervals");
+  cmd->add_option("--timeline-out", a->timeline.simulated_out, "--timeline: also write the simulated timeline here");
+  cmd->add_option("--timeline-sms", a->timeline.sms, "--timeline: SMs of the simulation to compare (default 4)")->check(CLI::Range(1, 1024));
   add_job_options(cmd, a->counters.job, false);
   return [cmd, a]() -> int {
     if (!cmd->parsed()) return -1;
+    if (!a->timeline.measured.empty()) {
+      if (!a->measured.empty() || !a->counters.file.empty() || !a->counters.job.kernel.empty())
+        throw UsageError("--timeline compares one measured timeline with its own configuration: give it alone");
+      a->timeline.force = a->counters.force;
+      return compare_timeline(a->timeline, machine_from(a->machine));
+    }
+    if (!a->timeline.simulated_out.empty()) throw UsageError("--timeline-out goes with --timeline FILE");
     if (!a->counters.file.empty()) {
       if (!a->measured.empty()) throw UsageError("--counters and --measured are two different comparisons: give one");
       return compare_counters(a->counters, machine_from(a->machine));

@@ -1,7 +1,9 @@
 #pragma once
 // The device launch of a pipeline kernel (tiles/sched/pipeline.hpp), shared by the kernels'
 // launchers: the __global__ wrapper, the shared-memory opt-in, an NVTX range, and checked errors.
-// Include from a .cu file only.
+// Include from a .cu file only. The kernel and its launch have internal linkage (an unnamed
+// namespace): the instrumented build (kernels/stamps/) compiles the same instances with stamps
+// on, and a linker that merged the two would launch either one for both.
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
@@ -12,6 +14,7 @@
 #include "tiles/sched/pipeline.hpp"
 
 namespace ts::kernels {
+namespace {
 
 inline void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -23,6 +26,7 @@ template <class K>
 __global__ void __launch_bounds__(sched::pipeline_threads<K>(), 1)
     pipeline_kernel(const __grid_constant__ typename K::globals g, BlockClock* clocks) {
   extern __shared__ __align__(1024) char smem[];
+  stamp::begin_block();
   const bool timed = clocks != nullptr && threadIdx.x == 0;
   unsigned long long t0 = 0, t1 = 0, c0 = 0;
   if (timed) {
@@ -30,6 +34,7 @@ __global__ void __launch_bounds__(sched::pipeline_threads<K>(), 1)
     c0 = clock64();
   }
   sched::run_pipeline<K>(g, smem);
+  stamp::end_block();
   if (timed) {
     const unsigned long long c1 = clock64();
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
@@ -57,4 +62,5 @@ void launch_pipeline(const typename K::globals& g, int grid, cudaStream_t stream
   check_cuda(e, ("launch of " + range).c_str());
 }
 
+}  // namespace
 }  // namespace ts::kernels

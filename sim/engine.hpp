@@ -151,7 +151,8 @@ struct SimCancelled : std::runtime_error {
 // every warp blocked with nothing in flight, a block that cannot fit on an SM).
 SimReport simulate(GridTrace& grid, const EngineParams& p, const SimOptions& opt = {});
 
-// Chrome trace event format (opens in Perfetto): one process per SM, one thread per warp.
+// Chrome trace event format (opens in Perfetto): one process per SM, one thread per warp
+// (sim/timeline.hpp writes and reads timelines with their configuration).
 std::string timeline_json(const SimReport& r, const EngineParams& p);
 
 }  // namespace ts::sim

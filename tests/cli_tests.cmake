@@ -31,3 +31,10 @@ expect_cli(0 "banks" ARGS --help)
 expect_cli(2 "calibrate" ARGS calibrate --machine-id no-such-machine)
 expect_cli(0 "--machine-id" ARGS calibrate --help)
 expect_cli(2 "unknown sweep" ARGS bench gemm --only everything)
+# bench on a machine that cannot run our kernels (CI: no GPU; or a build without CUDA): one line
+# that says what is missing, exit 2; never the CUDA runtime's word about the driver.
+expect_cli(2 "needs" ARGS bench gemm --m 256 --n 256 --k 64)
+expect_cli(2 "needs" ARGS bench attention --n 256 --d 64 --timeline-measured never-written.json)
+expect_cli(2 "--record-blocks takes FIRST:STRIDE:COUNT" ARGS bench gemm --timeline-measured t.json --record-blocks 3)
+expect_cli(2 "go with --timeline-measured" ARGS bench gemm --record-blocks 0:1:1)
+expect_cli(2 "not both" ARGS bench gemm --quick --m 512)

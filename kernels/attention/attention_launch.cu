@@ -1,39 +1,17 @@
-// Device launchers of the attention kernels: instances and globals from attention_dispatch.hpp
-// (shared with the host runner), one block per tile (the grid sizes of attention_layout.hpp: the
-// kernels' own num_tiles() are device functions here), launched through kernels/pipeline_launch.cuh.
-#include <stdexcept>
-#include <string>
-
-#include "kernels/attention/attention_api.hpp"
-#include "kernels/attention/attention_dispatch.hpp"
-#include "kernels/pipeline_launch.cuh"
+// The attention's device entry points (attention_api.hpp); the launches are attention_launch.cuh.
+#include "kernels/attention/attention_launch.cuh"
 
 namespace ts::kernels {
 
 void attention_forward(const void* q, const void* k, const void* v, void* o, float* lse, const AttentionShape& s, void* stream,
                        BlockClock* block_clocks, const AttentionConfig& config) {
-  check_attention_args(s, {q, k, v, o, lse});
-  const AttentionConfig cfg = resolve(s, config);
-  with_forward(s, cfg, [&]<class K>() {
-    const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    launch_pipeline<K>(g, static_cast<int>(forward_blocks(s, cfg)), static_cast<cudaStream_t>(stream), block_clocks, describe(s) + " fwd");
-  });
+  attention_forward_device(q, k, v, o, lse, s, static_cast<cudaStream_t>(stream), block_clocks, config);
 }
 
 void attention_backward(const void* q, const void* k, const void* v, const void* o, const void* d_o, const float* lse, void* dq,
                         void* dk, void* dv, void* workspace, const AttentionShape& s, void* stream, BlockClock* block_clocks) {
-  check_attention_args(s, {q, k, v, o, d_o, lse, dq, dk, dv, workspace});
-  const auto st = static_cast<cudaStream_t>(stream);
-  const BackwardWorkspace ws(s);
-  check_cuda(cudaMemsetAsync(static_cast<char*>(workspace) + ws.dq_offset, 0, ws.delta_offset - ws.dq_offset, st),
-             "cudaMemsetAsync(dQ sums)");
-  with_backward(s, [&]<class B>() {
-    const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, workspace, s);
-    const std::string name = describe(s) + " bwd";
-    launch_pipeline<typename B::prep>(g.prep, static_cast<int>(backward_row_blocks(s)), st, nullptr, name + " prep");
-    launch_pipeline<typename B::main>(g.main, static_cast<int>(backward_blocks(s)), st, block_clocks, name);
-    launch_pipeline<typename B::dq>(g.dq, static_cast<int>(backward_row_blocks(s)), st, nullptr, name + " dq");
-  });
+  attention_backward_device(q, k, v, o, d_o, lse, dq, dk, dv, workspace, s, static_cast<cudaStream_t>(stream), block_clocks,
+                            [](BackwardLaunch) {});
 }
 
 }  // namespace ts::kernels

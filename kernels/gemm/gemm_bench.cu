@@ -119,85 +119,8 @@ std::string json_escape(const std::string& s) {
   return o;
 }
 
-}  // namespace
-
-void random_bf16(void* p, long long n, unsigned seed) {
-  fill_random<<<1024, 256>>>(static_cast<bf16*>(p), n, seed);
-  check(cudaGetLastError(), "fill_random launch");
-}
-
-double gemm_sm_clock_mhz(const GemmShape& s, const GemmConfig& cfg) {
-  DeviceBuffer a(s.m * s.k * 2), b(s.k * s.n * 2), c(s.m * s.n * 4);
-  random_bf16(a.p, s.m * s.k, 3);
-  random_bf16(b.p, s.k * s.n, 4);
-  return clock_during(a.p, b.p, c.p, s, cfg);
-}
-
-GemmCheck check_gemm_against_cublas(const GemmShape& s, GemmConfig cfg, unsigned seed) {
-  cfg.out = OutType::fp32;
-  DeviceBuffer a(s.m * s.k * 2), b(s.k * s.n * 2), c(s.m * s.n * 4), ref(s.m * s.n * 4);
-  random_bf16(a.p, s.m * s.k, seed);
-  random_bf16(b.p, s.k * s.n, seed + 7919);
-  fill_value<<<1024, 256>>>(static_cast<float*>(c.p), s.m * s.n, NAN);  // poison
-  check(cudaGetLastError(), "poison launch");
-  cublasHandle_t h;
-  check(cublasCreate(&h), "cublasCreate");
-  cublas_gemm(h, a.p, b.p, ref.p, s, cfg.b_row_major, CUDA_R_32F);
-  launch_gemm(a.p, b.p, c.p, s, cfg, nullptr);
-  check(cudaDeviceSynchronize(), "gemm");
-  cublasDestroy(h);
-  std::vector<float> ours(s.m * s.n), theirs(s.m * s.n);
-  check(cudaMemcpy(ours.data(), c.p, ours.size() * 4, cudaMemcpyDeviceToHost), "copy back");
-  check(cudaMemcpy(theirs.data(), ref.p, theirs.size() * 4, cudaMemcpyDeviceToHost), "copy back");
-  double num = 0, den = 0;
-  long long unwritten = 0;
-  for (size_t i = 0; i < ours.size(); ++i) {
-    if (std::isnan(ours[i])) { ++unwritten; continue; }
-    num += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
-    den += double(theirs[i]) * theirs[i];
-  }
-  return {std::sqrt(num / std::max(den, 1e-30)), unwritten};
-}
-
-int run_gemm_bench(bool quick, const std::string& json_path, const std::string& only_group) {
-  std::vector<BenchRow> rows;
-  auto add = [&](const char* group, int64_t m, int64_t n, int64_t k, GemmConfig cfg) {
-    if (only_group.empty() || only_group == group) rows.push_back({group, {m, n, k}, cfg});
-  };
-  const GemmConfig best{};  // grouped:8, persistent, 4 stages, 128x256, B row-major, bf16 C
-  for (int64_t s : {2048, 4096, 8192, 16384}) if (!quick || s == 4096) add("size", s, s, s, best);
-  for (int64_t k : {64, 128, 256, 512, 1024}) if (!quick || k == 64) add("skinny", 4096, 4096, k, best);
-  for (int st = 1; st <= 4; ++st) if (!quick || st == 1) { GemmConfig c = best; c.stages = st; add("stages", 4096, 4096, 4096, c); }
-  if (!quick) {
-    for (auto order : {sched::OrderSpec{sched::Order::row_major, 1}, sched::OrderSpec{sched::Order::col_major, 1},
-                       sched::OrderSpec{sched::Order::grouped, 8}, sched::OrderSpec{sched::Order::grouped, 16}})
-      for (bool persistent : {true, false}) {
-        GemmConfig c = best;
-        c.order = order;
-        c.persistent = persistent;
-        add("order", 16384, 16384, 16384, c);
-      }
-    GemmConfig bt = best; bt.b_row_major = false; add("layout", 8192, 8192, 8192, bt);
-    GemmConfig n128 = best; n128.block_n = 128; add("tile", 4096, 4096, 4096, n128); add("tile", 4096, 4096, 256, n128);
-    GemmConfig one = best; one.consumers = 1; add("tile", 4096, 4096, 4096, one);
-  }
-  if (only_group == "holdout") {
-    // Configurations the simulator was never compared with while it was built: shapes, stage
-    // counts and orders off the sweep above, to test it where nothing was tuned (`--only holdout`).
-    auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
-    add("holdout", 6144, 6144, 6144, best);
-    add("holdout", 8192, 4096, 2048, with([](GemmConfig& c) { c.stages = 3; }));
-    add("holdout", 4096, 8192, 1024, with([](GemmConfig& c) { c.order = {sched::Order::col_major, 1}; }));
-    add("holdout", 3072, 3072, 8192, best);
-    add("holdout", 16384, 2048, 4096, with([](GemmConfig& c) { c.order = {sched::Order::row_major, 1}; c.persistent = false; }));
-    add("holdout", 4096, 4096, 2048, with([](GemmConfig& c) { c.block_n = 128; c.stages = 2; }));
-    add("holdout", 8192, 8192, 512, best);
-    add("holdout", 2048, 2048, 8192, with([](GemmConfig& c) { c.consumers = 1; }));
-    add("holdout", 12288, 12288, 4096, with([](GemmConfig& c) { c.order = {sched::Order::grouped, 4}; }));
-    add("holdout", 4096, 4096, 8192, with([](GemmConfig& c) { c.stages = 2; c.b_row_major = false; }));
-  }
-  if (rows.empty())
-    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile or holdout)");
+// Times each row, ours and cuBLAS alternately; prints a table (last) and writes JSON when asked.
+int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   int sm_clock_khz = 0, mem_clock_khz = 0;
@@ -285,6 +208,94 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
                 r.tflops, r.cublas_tflops, r.tflops / r.cublas_tflops, r.sm_clock_mhz);
   }
   return 0;
+}
+
+}  // namespace
+
+void random_bf16(void* p, long long n, unsigned seed) {
+  fill_random<<<1024, 256>>>(static_cast<bf16*>(p), n, seed);
+  check(cudaGetLastError(), "fill_random launch");
+}
+
+double gemm_sm_clock_mhz(const GemmShape& s, const GemmConfig& cfg) {
+  DeviceBuffer a(s.m * s.k * 2), b(s.k * s.n * 2), c(s.m * s.n * 4);
+  random_bf16(a.p, s.m * s.k, 3);
+  random_bf16(b.p, s.k * s.n, 4);
+  return clock_during(a.p, b.p, c.p, s, cfg);
+}
+
+GemmCheck check_gemm_against_cublas(const GemmShape& s, GemmConfig cfg, unsigned seed) {
+  cfg.out = OutType::fp32;
+  DeviceBuffer a(s.m * s.k * 2), b(s.k * s.n * 2), c(s.m * s.n * 4), ref(s.m * s.n * 4);
+  random_bf16(a.p, s.m * s.k, seed);
+  random_bf16(b.p, s.k * s.n, seed + 7919);
+  fill_value<<<1024, 256>>>(static_cast<float*>(c.p), s.m * s.n, NAN);  // poison
+  check(cudaGetLastError(), "poison launch");
+  cublasHandle_t h;
+  check(cublasCreate(&h), "cublasCreate");
+  cublas_gemm(h, a.p, b.p, ref.p, s, cfg.b_row_major, CUDA_R_32F);
+  launch_gemm(a.p, b.p, c.p, s, cfg, nullptr);
+  check(cudaDeviceSynchronize(), "gemm");
+  cublasDestroy(h);
+  std::vector<float> ours(s.m * s.n), theirs(s.m * s.n);
+  check(cudaMemcpy(ours.data(), c.p, ours.size() * 4, cudaMemcpyDeviceToHost), "copy back");
+  check(cudaMemcpy(theirs.data(), ref.p, theirs.size() * 4, cudaMemcpyDeviceToHost), "copy back");
+  double num = 0, den = 0;
+  long long unwritten = 0;
+  for (size_t i = 0; i < ours.size(); ++i) {
+    if (std::isnan(ours[i])) { ++unwritten; continue; }
+    num += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
+    den += double(theirs[i]) * theirs[i];
+  }
+  return {std::sqrt(num / std::max(den, 1e-30)), unwritten};
+}
+
+int run_gemm_bench(bool quick, const std::string& json_path, const std::string& only_group) {
+  std::vector<BenchRow> rows;
+  auto add = [&](const char* group, int64_t m, int64_t n, int64_t k, GemmConfig cfg) {
+    if (only_group.empty() || only_group == group) rows.push_back({group, {m, n, k}, cfg});
+  };
+  const GemmConfig best{};  // grouped:8, persistent, 4 stages, 128x256, B row-major, bf16 C
+  for (int64_t s : {2048, 4096, 8192, 16384}) if (!quick || s == 4096) add("size", s, s, s, best);
+  for (int64_t k : {64, 128, 256, 512, 1024}) if (!quick || k == 64) add("skinny", 4096, 4096, k, best);
+  for (int st = 1; st <= 4; ++st) if (!quick || st == 1) { GemmConfig c = best; c.stages = st; add("stages", 4096, 4096, 4096, c); }
+  if (!quick) {
+    for (auto order : {sched::OrderSpec{sched::Order::row_major, 1}, sched::OrderSpec{sched::Order::col_major, 1},
+                       sched::OrderSpec{sched::Order::grouped, 8}, sched::OrderSpec{sched::Order::grouped, 16}})
+      for (bool persistent : {true, false}) {
+        GemmConfig c = best;
+        c.order = order;
+        c.persistent = persistent;
+        add("order", 16384, 16384, 16384, c);
+      }
+    GemmConfig bt = best; bt.b_row_major = false; add("layout", 8192, 8192, 8192, bt);
+    GemmConfig n128 = best; n128.block_n = 128; add("tile", 4096, 4096, 4096, n128); add("tile", 4096, 4096, 256, n128);
+    GemmConfig one = best; one.consumers = 1; add("tile", 4096, 4096, 4096, one);
+  }
+  if (only_group == "holdout") {
+    // Configurations the simulator was never compared with while it was built: shapes, stage
+    // counts and orders off the sweep above, to test it where nothing was tuned (`--only holdout`).
+    auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
+    add("holdout", 6144, 6144, 6144, best);
+    add("holdout", 8192, 4096, 2048, with([](GemmConfig& c) { c.stages = 3; }));
+    add("holdout", 4096, 8192, 1024, with([](GemmConfig& c) { c.order = {sched::Order::col_major, 1}; }));
+    add("holdout", 3072, 3072, 8192, best);
+    add("holdout", 16384, 2048, 4096, with([](GemmConfig& c) { c.order = {sched::Order::row_major, 1}; c.persistent = false; }));
+    add("holdout", 4096, 4096, 2048, with([](GemmConfig& c) { c.block_n = 128; c.stages = 2; }));
+    add("holdout", 8192, 8192, 512, best);
+    add("holdout", 2048, 2048, 8192, with([](GemmConfig& c) { c.consumers = 1; }));
+    add("holdout", 12288, 12288, 4096, with([](GemmConfig& c) { c.order = {sched::Order::grouped, 4}; }));
+    add("holdout", 4096, 4096, 8192, with([](GemmConfig& c) { c.stages = 2; c.b_row_major = false; }));
+  }
+  if (rows.empty())
+    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile or holdout)");
+  return bench_rows(rows, json_path);
+}
+
+int run_gemm_bench_config(const GemmShape& shape, const GemmConfig& cfg, const std::string& json_path) {
+  if (const std::string why = validate(shape, cfg); !why.empty()) throw std::invalid_argument(why);
+  std::vector<BenchRow> rows{{"custom", shape, cfg}};
+  return bench_rows(rows, json_path);
 }
 
 }  // namespace ts::kernels

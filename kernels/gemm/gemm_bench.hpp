@@ -32,5 +32,7 @@ struct BenchRow {
 // The sweep of the tiles/ issue (sizes, skinny K, stages, block orders x persistence), or a
 // quick subset. Prints a table (last) and writes JSON to json_path when not empty.
 int run_gemm_bench(bool quick, const std::string& json_path, const std::string& only_group);
+// One configuration a user names, timed as the sweeps' rows are (group "custom").
+int run_gemm_bench_config(const GemmShape& shape, const GemmConfig& cfg, const std::string& json_path);
 
 }  // namespace ts::kernels

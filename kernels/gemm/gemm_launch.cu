@@ -1,24 +1,12 @@
-// Device launcher of kernels/gemm/gemm.cuh: picks the template instance and builds tensor maps
-// (both in gemm_dispatch.hpp, shared with the host runner), sizes the grid (one block per SM when
-// persistent) and launches through kernels/pipeline_launch.cuh. validate() and describe() live in
-// gemm_config.cpp.
-#include <stdexcept>
-#include <string>
-
-#include "kernels/gemm/gemm_api.hpp"
-#include "kernels/gemm/gemm_dispatch.hpp"
-#include "kernels/pipeline_launch.cuh"
+// The GEMM's device entry point (gemm_api.hpp); the launch itself is gemm_launch.cuh. validate()
+// and describe() live in gemm_config.cpp.
+#include "kernels/gemm/gemm_launch.cuh"
 
 namespace ts::kernels {
 
 void launch_gemm(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg, void* stream,
                  BlockClock* block_clocks) {
-  if (const std::string why = validate(s, cfg); !why.empty()) throw std::invalid_argument(why);
-  with_gemm(cfg, [&]<class K>() {
-    const typename K::globals g = make_globals<K>(a, b, c, s, cfg);
-    const std::string range = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + describe(cfg);
-    launch_pipeline<K>(g, gemm_grid_blocks(s, cfg, sm_count()), static_cast<cudaStream_t>(stream), block_clocks, range);
-  });
+  launch_gemm_device(a, b, c, s, cfg, static_cast<cudaStream_t>(stream), block_clocks);
 }
 
 }  // namespace ts::kernels

@@ -22,6 +22,7 @@ __device__ inline void arrive(barrier& b) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(&b)) : "memory");
 }
 __device__ inline void wait(barrier& b, uint32_t parity) {
+  [[maybe_unused]] stamp::Scope s(sim::OpKind::wait, stamp::id_of(&b));
   asm volatile(
       "{\n.reg .pred done;\n"
       "WAIT_%=:\n"

@@ -111,6 +111,7 @@ map<ST> make_map(const GL& g) {
 template <Shared ST>
 __device__ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
   using box = box_of<ST>;
+  stamp::mark(sim::OpKind::tma_load, stamp::id_of(&bar), box::blocks - 1);  // trace mode records each box
 #pragma unroll
   for (int j = 0; j < box::blocks; ++j) {
     const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
@@ -127,6 +128,7 @@ namespace detail {
 template <bool Add, Shared ST>
 __device__ inline void store_boxes(const map<ST>& m, const ST& src, coord idx) {
   using box = box_of<ST>;
+  stamp::mark(sim::OpKind::tma_store, 0, box::blocks - 1);  // trace mode records each box
 #pragma unroll
   for (int j = 0; j < box::blocks; ++j) {
     const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
@@ -141,6 +143,7 @@ __device__ inline void store_boxes(const map<ST>& m, const ST& src, coord idx) {
                    : "memory");
   }
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  stamp::mark(sim::OpKind::tma_store_commit);
 }
 }  // namespace detail
 
@@ -155,10 +158,12 @@ __device__ inline void store_add_async(const map<ST>& m, const ST& src, coord id
 
 // Wait until at most N bulk store groups still read their shared source (so it may be rewritten).
 template <int N = 0> __device__ inline void store_async_read_wait() {
+  [[maybe_unused]] stamp::Scope s(sim::OpKind::tma_store_wait, N);
   asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
 }
 // Wait until at most N bulk store groups are incomplete (their writes done).
 template <int N = 0> __device__ inline void store_async_wait() {
+  [[maybe_unused]] stamp::Scope s(sim::OpKind::tma_store_wait, N);
   asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
 }
 

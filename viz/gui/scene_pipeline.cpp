@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "viz/gui/scenes.hpp"
+#include "viz/lesson/measured_timeline.hpp"
 #include "viz/lesson/pipeline_model.hpp"
 
 namespace ts::viz {
@@ -152,35 +153,22 @@ void draw_stage_table(const PipelineState& s, const SceneContext& c, Rect area) 
   if (c.lit("measured") || c.lit("stages")) draw_highlight_frame(c.dl, {area.min, ImVec2(area.max.x, y + 52)});
 }
 
-}  // namespace
+// "+43 % over the plain build's 0.197 ms": what recording cost the measured launch.
+std::string measured_cost(const sim::Timeline& t) {
+  if (!(t.plain_ms > 0)) return "its cost not measured";
+  char text[96];
+  std::snprintf(text, sizeof text, "%+.0f %% over the plain build's %.3f ms", 100 * (t.kernel_ms / t.plain_ms - 1), t.plain_ms);
+  return text;
+}
 
-void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
+// One timeline (the simulated, or the H100's measured) in `area`, over cycles [t0, t1].
+void draw_model(const PipelineModel& m, const SceneContext& c, Rect area, float table_w, double t0, double t1, double clock_mhz,
+                bool legend) {
   const Fonts& f = c.fonts;
   ImDrawList* dl = c.dl;
-  const GemmRun run = gemm_run(s.gemm);
-  const auto sim = c.sims.get(run);
-  text_at(dl, f.bold, area.min, colour::white,
-          "SM " + std::to_string(s.sm) + " running the GEMM of gemm.cuh, " + std::to_string(s.gemm.stages) +
-              " stage" + (s.gemm.stages > 1 ? "s" : "") + " (simulated)");
-  text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 20), colour::dim_text, sim_status(run, sim.get(), c.sims));
-
-  const float table_w = std::clamp(area.width() * 0.25f, 220.0f, 270.0f);
-  draw_stage_table(s, c, {ImVec2(area.max.x - table_w, area.min.y + 46), area.max});
-  if (!sim || !sim->error.empty()) return;
-
-  const PipelineModel m = pipeline_model(*sim, s.sm);
-  if (m.rows.empty()) {
-    text_at(dl, f.body, ImVec2(area.min.x, area.min.y + 50), colour::text,
-            sim->report.spans.empty() ? "no timeline: only runs quick enough to re-simulate record one"
-                                      : "SM " + std::to_string(s.sm) + " ran no block");
-    return;
-  }
-  const float label_w = 140, waits_w = 120, top = area.min.y + 50, bottom = area.max.y - 44;
+  const float label_w = 140, waits_w = 120, top = area.min.y + 50, bottom = area.max.y - (legend ? 44 : 28);
   const float plot_x1 = area.max.x - table_w - 24 - waits_w;
-  // from/to are percent of the SM's own run: from its first span to its last.
-  const double span = m.last - m.first;
-  const TimeAxis ax{area.min.x + label_w, plot_x1, m.first + span * s.from / 100.0,
-                    m.first + span * std::max(s.to, s.from + 1) / 100.0};
+  const TimeAxis ax{area.min.x + label_w, plot_x1, t0, t1};
   const size_t core_row0 = m.rows.size(), stage_row0 = core_row0 + kSubPartitions;
   const size_t n_rows = stage_row0 + m.stages.size();
   const float row_h = std::min(30.0f, (bottom - top) / n_rows), bar_h = row_h - 4;
@@ -277,7 +265,7 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
                                                 : "data, core idle " + pct(w.starved);
     text_at(dl, f.small, ImVec2(wx, top + i * row_h + (row_h - 14) / 2), colour::text, text);
   }
-  draw_time_axis(ax, sim->clock_mhz, top + n_rows * row_h + 2, f, dl);
+  draw_time_axis(ax, clock_mhz, top + n_rows * row_h + 2, f, dl);
   const auto frame_rows = [&](size_t first, size_t count) {
     draw_highlight_frame(dl, {ImVec2(area.min.x, top + first * row_h), ImVec2(ax.x1, top + (first + count) * row_h)});
   };
@@ -287,6 +275,7 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
   if (c.lit("tensor") || c.lit("idle")) frame_rows(core_row0, kSubPartitions);
   if (c.lit("stages") && !m.stages.empty()) frame_rows(stage_row0, m.stages.size());
 
+  if (!legend) return;
   char idle[96];
   std::snprintf(idle, sizeof idle, "red: all four idle, %.1f %% of the run", 100 * m.idle_fraction());
   float x = area.min.x;
@@ -309,6 +298,59 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
     if (e1 > e0)
       draw_highlight_frame(dl, {ImVec2(std::max(ax.x0, ax.x(e0)), top), ImVec2(std::min(ax.x1, ax.x(e1)), top + m.rows.size() * row_h)});
   }
+}
+
+}  // namespace
+
+void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
+  const Fonts& f = c.fonts;
+  ImDrawList* dl = c.dl;
+  const GemmRun run = gemm_run(s.gemm);
+  const auto sim = c.sims.get(run);
+  text_at(dl, f.bold, area.min, colour::white,
+          "SM " + std::to_string(s.sm) + " running the GEMM of gemm.cuh, " + std::to_string(s.gemm.stages) +
+              " stage" + (s.gemm.stages > 1 ? "s" : "") + " (simulated)");
+  text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 20), colour::dim_text, sim_status(run, sim.get(), c.sims));
+
+  const float table_w = std::clamp(area.width() * 0.25f, 220.0f, 270.0f);
+  draw_stage_table(s, c, {ImVec2(area.max.x - table_w, area.min.y + 46), area.max});
+  if (!sim || !sim->error.empty()) return;
+
+  const PipelineModel m = pipeline_model(*sim, s.sm);
+  if (m.rows.empty()) {
+    text_at(dl, f.body, ImVec2(area.min.x, area.min.y + 50), colour::text,
+            sim->report.spans.empty() ? "no timeline: only runs quick enough to re-simulate record one"
+                                      : "SM " + std::to_string(s.sm) + " ran no block");
+    return;
+  }
+  // from/to are percent of the SM's own run: from its first span to its last (with the measured
+  // timeline, of the longer of the two, so that both share one scale).
+  double first = m.first, last = m.last;
+  if (!s.measured) {
+    const double span = last - first;
+    draw_model(m, c, area, table_w, first + span * s.from / 100.0, first + span * std::max(s.to, s.from + 1) / 100.0,
+               sim->clock_mhz, true);
+    return;
+  }
+  const auto measured = find_measured_timeline(run);
+  if (!measured) {
+    text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 34), colour::idle,
+            "no measured timeline of this configuration in data/measured/h100/timelines (the lessons' are 4096^3, 2 and 4 stages)");
+    const double span = last - first;
+    draw_model(m, c, area, table_w, first + span * s.from / 100.0, first + span * std::max(s.to, s.from + 1) / 100.0,
+               sim->clock_mhz, true);
+    return;
+  }
+  // The H100's block 0 above the simulator's SM (which runs block 0 too), both from their block's start.
+  const PipelineModel mm = pipeline_model(first_block_spans(measured->timeline, s.sm), s.sm);
+  first = std::min(first, mm.first), last = std::max(last, mm.last);
+  const double span = last - first, t0 = first + span * s.from / 100.0, t1 = first + span * std::max(s.to, s.from + 1) / 100.0;
+  const float mid = area.min.y + (area.height() - 20) * 0.42f;
+  text_at(dl, f.bold, ImVec2(area.min.x, area.min.y + 34), colour::white,
+          "measured on the H100 (block 0, recording build: " + measured_cost(measured->timeline) + ")");
+  draw_model(mm, c, {ImVec2(area.min.x, area.min.y + 4), ImVec2(area.max.x, mid)}, table_w, t0, t1, measured->timeline.clock_mhz, false);
+  text_at(dl, f.bold, ImVec2(area.min.x, mid + 4), colour::white, "simulated");
+  draw_model(m, c, {ImVec2(area.min.x, mid - 14), area.max}, table_w, t0, t1, sim->clock_mhz, true);
 }
 
 }  // namespace ts::viz

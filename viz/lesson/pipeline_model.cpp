@@ -111,11 +111,17 @@ void stage_spans(const GemmSim& sim, uint32_t sm, PipelineModel& m) {
 }  // namespace
 
 PipelineModel pipeline_model(const GemmSim& sim, uint32_t sm) {
+  PipelineModel m = pipeline_model(sim.report.spans, sm);
+  stage_spans(sim, sm, m);
+  return m;
+}
+
+PipelineModel pipeline_model(const std::vector<sim::Span>& spans, uint32_t sm) {
   PipelineModel m;
   std::map<uint32_t, GanttRow> by_warp;
   std::vector<Interval> mma, mma_sub[kSubPartitions];
   bool any = false;
-  for (const sim::Span& s : sim.report.spans) {
+  for (const sim::Span& s : spans) {
     if (s.sm != sm) continue;
     GanttRow& row = by_warp[s.warp];
     row.warp = s.warp;
@@ -157,7 +163,6 @@ PipelineModel pipeline_model(const GemmSim& sim, uint32_t sm) {
   m.tensor_busy = merged(std::move(mma));
   m.tensor_idle = gaps(m.tensor_busy, m.first, m.last);
   m.idle_cycles = total(m.tensor_idle);
-  stage_spans(sim, sm, m);
   return m;
 }
 

@@ -74,6 +74,8 @@ struct PipelineModel {
 };
 
 PipelineModel pipeline_model(const GemmSim& sim, uint32_t sm);
+// The same from any spans (a measured timeline's: no barrier events, so no stage rows).
+PipelineModel pipeline_model(const std::vector<sim::Span>& spans, uint32_t sm);
 
 // One stage count of the stage table: the simulation at the scene's shape and what the H100
 // measured for the same shape and configuration (nullptr: not measured).

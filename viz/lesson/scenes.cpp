@@ -308,6 +308,7 @@ std::vector<KnobSpec> specs_of(PipelineState& s) {
   k.push_back(number_knob("sm", "the SM whose warps are drawn", s.sm, 0, 3));
   k.push_back(number_knob("from", "start of the shown part, % of the run", s.from, 0, 99));
   k.push_back(number_knob("to", "end of the shown part, % of the run", s.to, 1, 100));
+  k.push_back(on_off_knob("measured", "also the H100's measured timeline of block 0 (data/measured/h100/timelines)", s.measured));
   return k;
 }
 

@@ -74,6 +74,7 @@ struct PipelineState {
   GemmKnobs gemm;
   uint32_t sm = 0;             // whose warps are drawn (the simulator records SMs 0..3)
   uint32_t from = 0, to = 100;  // the part of the run shown, in percent of its time
+  bool measured = false;       // also the H100's own timeline of the same block, where one is committed
 };
 
 // ---- grid: the output tiles over the SMs, by wave, and the L2 ---------------------------------------

@@ -2,6 +2,8 @@
 // Device backend: thread identity, elections, barriers, fences and register reallocation.
 #include <cstdint>
 
+#include "tiles/backend/device/stamp.cuh"
+
 namespace ts {
 
 __device__ inline int laneid() { return threadIdx.x % 32; }
@@ -13,10 +15,19 @@ namespace warpgroup {
 __device__ inline int groupid() { return threadIdx.x / 128; }
 __device__ inline int warpid() { return (threadIdx.x / 32) % 4; }
 // Threads of one warpgroup meet at their own named barrier (0 is __syncthreads).
-__device__ inline void sync(int id) { asm volatile("bar.sync %0, 128;" ::"r"(id + 1) : "memory"); }
+__device__ inline void sync(int id) {
+  [[maybe_unused]] stamp::Scope s(sim::OpKind::warpgroup_sync, id);
+  asm volatile("bar.sync %0, 128;" ::"r"(id + 1) : "memory");
+}
 // setmaxnreg: move registers from the producer warpgroup to the consumers (sm_90a).
-template <int N> __device__ inline void increase_registers() { asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N)); }
-template <int N> __device__ inline void decrease_registers() { asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N)); }
+template <int N> __device__ inline void increase_registers() {
+  stamp::mark(sim::OpKind::set_registers, N);
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N> __device__ inline void decrease_registers() {
+  stamp::mark(sim::OpKind::set_registers, N);
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
 }  // namespace warpgroup
 
 // True in exactly one lane of the calling warp: where one thread must act for the warp (issuing
@@ -29,7 +40,10 @@ __device__ inline bool elect_one() {
   return pred != 0;
 }
 
-__device__ inline void block_sync() { __syncthreads(); }
+__device__ inline void block_sync() {
+  [[maybe_unused]] stamp::Scope s(sim::OpKind::block_sync);
+  __syncthreads();
+}
 
 namespace warp {
 // The lanes of the calling warp meet: what one lane wrote to shared memory, the others may read.

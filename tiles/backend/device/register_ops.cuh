@@ -26,6 +26,7 @@ template <SharedTile ST, int N>
 __device__ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
   using T = typename ST::dtype;
   static_assert(ST::rows == 64, "warpgroup::store: the shared tile must have the warpgroup's 64 rows");
+  [[maybe_unused]] stamp::Scope stamp(sim::OpKind::smem_store);
   const int lane = laneid(), g = lane / 4, t = lane % 4, row0 = 16 * warpgroup::warpid();
 #pragma unroll
   for (int j = 0; j < N / 16; ++j) {

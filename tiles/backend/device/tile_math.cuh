@@ -48,6 +48,7 @@ template <class L> __device__ constexpr int col_slot(int k, int half) {
 // dst = f(src...) element by element; each lane handles only its own elements.
 template <class F, class T, int R, int C, class L, class... S>
 __device__ inline void map(rt<T, R, C, L>& dst, F f, const S&... src) {
+  stamp::mark(sim::OpKind::math);
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)
 #pragma unroll
@@ -58,6 +59,7 @@ __device__ inline void map(rt<T, R, C, L>& dst, F f, const S&... src) {
 }
 template <class F, class T, int N, class L, class... S>
 __device__ inline void map(rv<T, N, L>& dst, F f, const S&... src) {
+  stamp::mark(sim::OpKind::math);
 #pragma unroll
   for (int b = 0; b < N / 16; ++b)
 #pragma unroll
@@ -67,6 +69,7 @@ __device__ inline void map(rv<T, N, L>& dst, F f, const S&... src) {
 // dst = value where pred(row, col), else src: each lane knows the tile coordinates of its elements.
 template <class P, class T, int R, int C, class L, class S>
 __device__ inline void map_indexed(rt<T, R, C, L>& dst, const S& src, float value, P pred) {
+  stamp::mark(sim::OpKind::math);
   const int lane = laneid();
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)
@@ -108,6 +111,7 @@ template <class F, class... Acc> __device__ inline float fold_acc(F f, float x, 
 // the row exchange: in row_l a row lives in the 4 lanes of a group, in col_l in one lane per group.
 template <class F, class V, class T, int R, int C, class L, class... Acc>
 __device__ inline void reduce_rows(V& dst, const rt<T, R, C, L>& src, F f, const Acc&... acc) {
+  stamp::mark(sim::OpKind::math);
 #pragma unroll
   for (int i = 0; i < R / 16; ++i) {
     float part[V::slots];
@@ -131,6 +135,7 @@ __device__ inline void reduce_rows(V& dst, const rt<T, R, C, L>& src, F f, const
 // the 4 lanes of a group.
 template <class F, class V, class T, int R, int C, class L, class... Acc>
 __device__ inline void reduce_cols(V& dst, const rt<T, R, C, L>& src, F f, const Acc&... acc) {
+  stamp::mark(sim::OpKind::math);
 #pragma unroll
   for (int j = 0; j < C / 16; ++j) {
     float part[V::slots];
@@ -155,6 +160,7 @@ __device__ inline void reduce_cols(V& dst, const rt<T, R, C, L>& src, F f, const
 // vector values of its own rows and columns, so no data moves between lanes.
 template <class F, class T, int R, int C, class L, class S, class V>
 __device__ inline void map_rows(rt<T, R, C, L>& dst, F f, const S& src, const V& vec) {
+  stamp::mark(sim::OpKind::math);
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)
 #pragma unroll
@@ -166,6 +172,7 @@ __device__ inline void map_rows(rt<T, R, C, L>& dst, F f, const S& src, const V&
 }
 template <class F, class T, int R, int C, class L, class S, class V>
 __device__ inline void map_cols(rt<T, R, C, L>& dst, F f, const S& src, const V& vec) {
+  stamp::mark(sim::OpKind::math);
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)
 #pragma unroll
@@ -182,6 +189,7 @@ __device__ inline void map_cols(rt<T, R, C, L>& dst, F f, const S& src, const V&
 // the block's lane map, either way round.
 template <class T, int R, int C, class LD, class LS>
 __device__ inline void swap_layout(rt<T, R, C, LD>& dst, const rt<T, R, C, LS>& src) {
+  stamp::mark(sim::OpKind::math);
   const int lane = laneid(), g = lane / 4, t = lane % 4;
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)

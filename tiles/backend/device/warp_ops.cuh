@@ -29,6 +29,7 @@ template <bool Trans, class X> __device__ inline const auto& subtile(const X& x,
 // (no 32-bit ldmatrix): each lane reads its own pairs, 8 bytes at a time in row_l.
 template <class T, int R, int C, class L, class ST>
 __device__ inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, int col0) {
+  [[maybe_unused]] stamp::Scope stamp(sim::OpKind::smem_load);
   const int lane = laneid();
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)
@@ -66,6 +67,7 @@ __device__ inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, i
 
 template <class ST, class T, int R, int C, class L>
 __device__ inline void store_smem(ST& dst, const rt<T, R, C, L>& src, int row0, int col0) {
+  [[maybe_unused]] stamp::Scope stamp(sim::OpKind::smem_store);
   const int lane = laneid();
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)
@@ -105,6 +107,7 @@ template <class L> __device__ inline int vector_element(int lane, int s) {
   return std::is_same_v<L, by_group_l> ? layout::rv_group_element(lane, s) : layout::rv_thread_element(lane, s);
 }
 template <class T, int N, class L, class SV> __device__ inline void load_vec(rv<T, N, L>& dst, const SV& src) {
+  [[maybe_unused]] stamp::Scope stamp(sim::OpKind::smem_load);
   const int lane = laneid();
 #pragma unroll
   for (int b = 0; b < N / 16; ++b)
@@ -114,6 +117,7 @@ template <class T, int N, class L, class SV> __device__ inline void load_vec(rv<
 // Only one replica of each element writes (the first lane of a group, or group 0), so no two
 // lanes store to one address.
 template <class SV, class T, int N, class L> __device__ inline void store_vec(SV& dst, const rv<T, N, L>& src) {
+  stamp::mark(sim::OpKind::smem_store);  // before the writers split off, so the warp records once
   const int lane = laneid();
   const bool writer = std::is_same_v<L, by_group_l> ? lane % 4 == 0 : lane / 4 == 0;
   if (!writer) return;

@@ -79,8 +79,14 @@ template <int N> __device__ inline void mma_fence(rt_fl<16, N>& d) {
   for (int i = 0; i < N / 2; ++i) asm volatile("" : "+f"(regs[i])::"memory");
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 }
-__device__ inline void mma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+__device__ inline void mma_commit_group() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  // After the commit: ptxas folds the commit into the group's last wgmma, and anything between the
+  // two makes it close the group with an empty wgmma of its own, which a wait<1> then waits behind.
+  stamp::mark(sim::OpKind::mma_commit);
+}
 template <int Pending = 0, int N> __device__ inline void mma_async_wait(rt_fl<16, N>& d) {
+  [[maybe_unused]] stamp::Scope s(sim::OpKind::mma_wait, Pending);
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
   auto& regs = device::accumulator_regs(d);
 #pragma unroll

@@ -1,0 +1,97 @@
+#include "app/compare_timeline.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "app/sim_job.hpp"
+#include "app/sim_runs.hpp"
+#include "app/verbs.hpp"
+#include "sim/timeline.hpp"
+#include "sim/timeline_compare.hpp"
+
+namespace ts::app {
+
+namespace {
+
+void print_interval(const char* what, double measured, double simulated) {
+  if (measured <= 0 && simulated <= 0) return;
+  std::printf("  %-34s %9.0f %9.0f", what, measured, simulated);
+  if (measured > 0 && simulated > 0) std::printf("  %+6.1f %%", 100.0 * (simulated / measured - 1.0));
+  std::printf("\n");
+}
+
+}  // namespace
+
+int compare_timeline(const TimelineCompareArgs& a, const sim::MachineSpec& machine) {
+  sim::Timeline measured;
+  try {
+    measured = sim::read_timeline_file(a.measured);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+  if (measured.source != "measured") throw UsageError(a.measured + ": not a measured timeline (its source is '" + measured.source + "')");
+  JobArgs args;
+  try {
+    args = job_args_from_json(measured.job);
+  } catch (const UsageError& e) {
+    throw UsageError(a.measured + ": " + e.what());
+  }
+  const SimJob job = job_from(args);
+  const sim::EngineParams p = sim::engine_params(machine, measured.clock_mhz);
+  const uint32_t sms = std::max(1u, std::min<uint32_t>(a.sms, static_cast<uint32_t>(machine.sm_count.value)));
+  // The backward's timeline is its main launch's, as the recording's.
+  const std::string launch = job.attention && job.backward ? "backward" : "";
+  sim::SimReport r = run_job(job, p, a.force, sms, launch);
+  sim::Timeline simulated;
+  simulated.title = job.title();
+  simulated.job = measured.job;
+  simulated.clock_mhz = p.clock_mhz;
+  simulated.spans = r.spans;
+  if (!a.simulated_out.empty()) {
+    std::ofstream out(a.simulated_out);
+    if (!out) throw UsageError("cannot write " + a.simulated_out);
+    out << sim::timeline_json(simulated);
+  }
+
+  const sim::TimelineProfile m = sim::profile(measured.spans), s = sim::profile(simulated.spans);
+  std::set<std::string> blocks_m, blocks_s;
+  for (const auto& x : measured.spans) blocks_m.insert(std::to_string(x.block));
+  for (const auto& x : simulated.spans) blocks_s.insert(std::to_string(x.block));
+  std::printf("measured  %s: %s, %zu blocks, at %.0f MHz", a.measured.c_str(), measured.title.c_str(), blocks_m.size(), measured.clock_mhz);
+  if (measured.plain_ms > 0)
+    std::printf(" (recording added %+.1f %% to %.4f ms)", 100.0 * (measured.kernel_ms / measured.plain_ms - 1.0), measured.plain_ms);
+  if (measured.dropped > 0) std::printf(", %llu records dropped", static_cast<unsigned long long>(measured.dropped));
+  std::printf("\nsimulated %s on %s at %.0f MHz: the %zu blocks SMs 0-%u ran%s\n\n", job.title().c_str(), machine.name.c_str(),
+              p.clock_mhz, blocks_s.size(), sms - 1, a.simulated_out.empty() ? "" : (" (written to " + a.simulated_out + ")").c_str());
+
+  // Every op kind either timeline has, per role, as a share of the role's time.
+  std::printf("share of each role's time      measured simulated  difference (points)\n");
+  for (const sim::RoleProfile& rm : m.roles) {
+    const sim::RoleProfile* rs = nullptr;
+    for (const auto& x : s.roles)
+      if (x.role == rm.role) rs = &x;
+    std::set<sim::OpKind> kinds;
+    for (const auto& [k, c] : rm.busy) kinds.insert(k);
+    if (rs)
+      for (const auto& [k, c] : rs->busy) kinds.insert(k);
+    std::printf("%s (%u warps measured, %u simulated)\n", rm.role.c_str(), rm.warps, rs ? rs->warps : 0);
+    for (sim::OpKind k : kinds) {
+      const double a_share = rm.share(k), b_share = rs ? rs->share(k) : 0;
+      std::printf("  %-28s %8.1f %% %8.1f %%  %+6.1f\n", std::string(sim::op_name(k)).c_str(), 100 * a_share, 100 * b_share,
+                  100 * (b_share - a_share));
+    }
+    std::printf("  %-28s %8.1f %% %8.1f %%  %+6.1f\n", "waiting (all waits)", 100 * rm.waiting, rs ? 100 * rs->waiting : 0.0,
+                rs ? 100 * (rs->waiting - rm.waiting) : 0.0);
+  }
+  std::printf("\nsteady state, cycles between       measured simulated\n");
+  print_interval("consecutive wgmma groups (a warp)", m.mma_interval, s.mma_interval);
+  print_interval("the producer's TMA issues", m.tma_issue_interval, s.tma_issue_interval);
+  print_interval("TMA landings", m.tma_landing_interval, s.tma_landing_interval);
+  std::printf("\nmeasured spans are bounds where the GPU does not say when a unit finished (sim/stamps.hpp): a wgmma group\n"
+              "ends when a wait found it done, a TMA load when a wait on its barrier ended.\n");
+  return 0;
+}
+
+}  // namespace ts::app

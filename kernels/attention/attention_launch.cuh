@@ -1,0 +1,49 @@
+#pragma once
+// The device launches of the attention kernels: instances and globals from attention_dispatch.hpp
+// (shared with the host runner), one block per tile (the grid sizes of attention_layout.hpp: the
+// kernels' own num_tiles() are device functions here), launched through kernels/pipeline_launch.cuh.
+// Included by attention_launch.cu and, compiled again with stamps on, by the instrumented build
+// (kernels/stamps/recorded_launch.cu): internal linkage, as gemm_launch.cuh.
+#include <string>
+
+#include "kernels/attention/attention_api.hpp"
+#include "kernels/attention/attention_dispatch.hpp"
+#include "kernels/pipeline_launch.cuh"
+
+namespace ts::kernels {
+
+// The backward's launches, in order.
+enum class BackwardLaunch { prep, main, dq };
+
+static void attention_forward_device(const void* q, const void* k, const void* v, void* o, float* lse, const AttentionShape& s,
+                                     cudaStream_t stream, BlockClock* block_clocks, const AttentionConfig& config) {
+  check_attention_args(s, {q, k, v, o, lse});
+  const AttentionConfig cfg = resolve(s, config);
+  with_forward(s, cfg, [&]<class K>() {
+    const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
+    launch_pipeline<K>(g, static_cast<int>(forward_blocks(s, cfg)), stream, block_clocks, describe(s) + " fwd");
+  });
+}
+
+// `before(which)` runs before each of the three launches (the instrumented build records the main one).
+template <class Before>
+static void attention_backward_device(const void* q, const void* k, const void* v, const void* o, const void* d_o,
+                                      const float* lse, void* dq, void* dk, void* dv, void* workspace, const AttentionShape& s,
+                                      cudaStream_t st, BlockClock* block_clocks, Before&& before) {
+  check_attention_args(s, {q, k, v, o, d_o, lse, dq, dk, dv, workspace});
+  const BackwardWorkspace ws(s);
+  check_cuda(cudaMemsetAsync(static_cast<char*>(workspace) + ws.dq_offset, 0, ws.delta_offset - ws.dq_offset, st),
+             "cudaMemsetAsync(dQ sums)");
+  with_backward(s, [&]<class B>() {
+    const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, workspace, s);
+    const std::string name = describe(s) + " bwd";
+    before(BackwardLaunch::prep);
+    launch_pipeline<typename B::prep>(g.prep, static_cast<int>(backward_row_blocks(s)), st, nullptr, name + " prep");
+    before(BackwardLaunch::main);
+    launch_pipeline<typename B::main>(g.main, static_cast<int>(backward_blocks(s)), st, block_clocks, name);
+    before(BackwardLaunch::dq);
+    launch_pipeline<typename B::dq>(g.dq, static_cast<int>(backward_row_blocks(s)), st, nullptr, name + " dq");
+  });
+}
+
+}  // namespace ts::kernels

@@ -1,0 +1,67 @@
+#pragma once
+// The record format of the instrumented device build (tiles/backend/device/stamp.cuh): what each
+// warp writes about the ops it ran, and the plan that says where. Plain C++ shared by the device
+// code that writes the records and the host code that reads them (sim/stamps.*), so the two can
+// never disagree on a field.
+//
+// Each recorded warp owns a slot: a header and `capacity` records in global memory. A warp that
+// fills its slot keeps running and counts what it could not write (`dropped`), so a short buffer
+// costs detail, never correctness.
+#include <cstdint>
+#include <vector>
+
+#include "tiles/backend/host/trace_op.hpp"  // ts::sim::OpKind: the same op kinds as trace mode
+
+namespace ts::stamp {
+
+// One op of one warp: its start on the SM's clock (clock64) and how long it took, in cycles.
+// Ops that do not block (an arrive, a TMA issue, a register-math op) take 0 cycles here: their
+// span in the timeline runs to the warp's next record.
+struct Record {
+  uint64_t start = 0;
+  uint32_t cycles = 0;
+  uint8_t kind = 0;    // a sim::OpKind
+  uint8_t repeat = 0;  // the record stands for 1 + repeat ops of its kind (the boxes of one TMA load)
+  uint16_t arg = 0;  // wait, arrive, expect_bytes, tma_load: the mbarrier's shared-memory address (low 16 bits)
+};
+static_assert(sizeof(Record) == 16, "one 16-byte store per record");
+
+// Written by lane 0 of each recorded warp when its block starts and when the warp leaves the kernel.
+struct WarpHeader {
+  uint64_t clock_start = 0, clock_end = 0;  // clock64 of the SM
+  uint64_t ns_start = 0, ns_end = 0;        // %globaltimer: one clock for every SM, to line them up
+  uint32_t block = 0, sm = 0, warp = 0;
+  uint32_t count = 0;    // records written
+  uint32_t dropped = 0;  // records that did not fit
+  uint32_t valid = 0;    // 1 once written: a slot of a block that never ran stays 0
+  uint32_t unused[2] = {};
+};
+static_assert(sizeof(WarpHeader) == 64);
+
+// Which blocks record, and where. Blocks first, first + stride, ... (`blocks` of them) record
+// every warp; the others record nothing and pay one shared-memory read per op.
+struct Plan {
+  Record* records = nullptr;     // [blocks * warps_per_block][capacity]
+  WarpHeader* headers = nullptr;  // [blocks * warps_per_block]
+  uint32_t capacity = 0;          // records per warp
+  uint32_t warps_per_block = 0;
+  uint32_t first = 0, stride = 1, blocks = 0;
+};
+
+// The slot of (block, warp), or -1 when the block does not record.
+constexpr int64_t slot_of(const Plan& p, uint32_t block, uint32_t warp) {
+  if (block < p.first || (block - p.first) % p.stride != 0) return -1;
+  const uint32_t i = (block - p.first) / p.stride;
+  if (i >= p.blocks || warp >= p.warps_per_block) return -1;
+  return int64_t{i} * p.warps_per_block + warp;
+}
+
+// A finished recording, copied back to the host: one header per slot, `capacity` records per slot.
+struct Recording {
+  Plan plan;  // its pointers are the device's, for reference only
+  std::vector<WarpHeader> headers;
+  std::vector<Record> records;
+  const Record* slot_records(std::size_t slot) const { return records.data() + slot * plan.capacity; }
+};
+
+}  // namespace ts::stamp
