@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   verbs.push_back(ts::app::add_render_verb(cli));
   verbs.push_back(ts::app::add_sim_verb(cli));
   verbs.push_back(ts::app::add_compare_verb(cli));
+  verbs.push_back(ts::app::add_lab_verb(cli));
   std::string lessons_dir;
   ts::app::GuiOptions gui;
   cli.add_option("--lessons-dir", lessons_dir, "With no verb: folder of lesson files the GUI opens");

@@ -16,6 +16,7 @@ VerbRun add_bench_verb(CLI::App& cli);
 VerbRun add_sim_verb(CLI::App& cli);
 VerbRun add_compare_verb(CLI::App& cli);
 VerbRun add_calibrate_verb(CLI::App& cli);
+VerbRun add_lab_verb(CLI::App& cli);
 
 // No verb: the lesson app (or, in a build without the GUI, a one-line UsageError).
 struct GuiOptions {

@@ -1,4 +1,5 @@
 #include "viz/gui/app.hpp"
+#include "viz/gui/lab_view.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -101,6 +102,7 @@ void lesson_panel(App& app) {
     }
     ImGui::PopStyleColor();
   }
+  labs_section(f, app.lesson, app.step);  // kernel labs (lab_view.cpp)
   if (app.lesson < 0) return;
 
   const Lesson& lesson = app.lessons.lessons[app.lesson];
@@ -278,6 +280,7 @@ void draw_app_frame(App& app) {
   ImGui::Begin("##lessons", nullptr, kPanel);
   lesson_panel(app);
   ImGui::End();
+  if (draw_lab_window(app.fonts, {ImVec2(left_w, 0), size})) return;  // an open lab covers the rest
 
   ImGui::SetNextWindowPos(ImVec2(left_w, 0));
   ImGui::SetNextWindowSize(ImVec2(size.x - left_w, scene_h));

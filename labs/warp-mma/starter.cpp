@@ -1,0 +1,53 @@
+// Lab warp-mma: C = A B (A is M x 64, B is 64 x N, C in fp32), one warp per 16 x 16 tile of C.
+// The slabs of A and B arrive by TMA; fill in the TODO with the tensor-core loop, then:
+// tilescope lab check warp-mma
+#include "lab.hpp"
+
+using namespace ts;
+
+struct mma16 {
+  using a_tile = st<bf16, 16, 64>;  // 16 rows of A, all 64 of K
+  using b_tile = st<bf16, 64, 16>;  // all 64 of K, 16 columns of B
+  using c_tile = st<float, 16, 16>;
+  static constexpr int warps = 1;
+  struct shared {
+    a_tile a;
+    b_tile b;
+    c_tile c;
+    barrier full;
+  };
+  struct globals {
+    tma::map<a_tile> a;
+    tma::map<b_tile> b;
+    tma::map<c_tile> c;
+    int tiles_n;
+  };
+
+  static TS_KERNEL_FN void run(const globals& g, shared& s) {
+    const int tm = block_index() / g.tiles_n, tn = block_index() % g.tiles_n;
+    init(s.full, 1);
+    fence_barrier_init();
+    expect_bytes(s.full, a_tile::bytes + b_tile::bytes);
+    tma::load_async(s.a, g.a, {0, 0, tm, 0}, s.full);
+    tma::load_async(s.b, g.b, {0, 0, 0, tn}, s.full);
+    wait(s.full, 0);
+    rt_bf<16, 16> a;          // the mma's A operand: row layout
+    rt_bf<16, 16, col_l> b;   // its B operand: column layout (ldmatrix.trans from the row-major tile)
+    rt_fl<16, 16> c;
+    zero(c);
+    // TODO: for each 16-deep step k of the 64: load a (16 x 16 of s.a at column k) and b (16 x 16
+    //       of s.b at row k) with warp::load, and accumulate c += a b with warp::mma_AB(c, a, b, c).
+    (void)a, (void)b;
+    warp::store(s.c, c);
+    fence_async_shared();
+    tma::store_async(g.c, s.c, {0, 0, tm, tn});
+    tma::store_async_wait<0>();
+  }
+};
+
+void lab_launch(lab::Run& run) {
+  const int m = run.param("M"), n = run.param("N");
+  const mma16::globals g{tma::make_map<mma16::a_tile>(run.in<bf16>("a")), tma::make_map<mma16::b_tile>(run.in<bf16>("b")),
+                         tma::make_map<mma16::c_tile>(run.out<float>("c")), (n + 15) / 16};
+  run.launch<mma16>((m + 15) / 16 * g.tiles_n, g);
+}
