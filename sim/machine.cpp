@@ -1,6 +1,7 @@
 #include "sim/machine.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -150,7 +151,9 @@ std::string with_line(const std::string& message, const std::string& text, const
   size_t at = std::string::npos;
   if (const size_t open = rest.find('\''); open != std::string::npos)
     if (const size_t close = rest.find('\'', open + 1); close != std::string::npos)
-      at = text.find("\"" + rest.substr(open + 1, close - open - 1) + "\"");
+      if (const std::string name = rest.substr(open + 1, close - open - 1); !name.empty())
+        at = std::isdigit(static_cast<unsigned char>(name[0])) || name[0] == '-' ? text.find(name)  // a number
+                                                                                  : text.find("\"" + name + "\"");
   if (at == std::string::npos) at = text.find("\"parameters\"");
   return file.string() + ":" + std::to_string(at == std::string::npos ? 1 : line_at(text, at)) + ": " + rest;
 }
@@ -177,6 +180,10 @@ MachineSpec parse_machine_json(const std::string& text, const fs::path& file) {
     // nlohmann's byte is one past the character it stopped at.
     throw std::runtime_error(file.string() + ":" + std::to_string(line_at(text, e.byte > 0 ? e.byte - 1 : 0)) +
                              ": not valid JSON: " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double (out_of_range) carries no position: with_line finds the
+    // line of the number the message quotes.
+    fail(file, std::string("not valid JSON: ") + e.what());
   }
   if (!j.is_object()) fail(file, "top level is not an object");
   MachineSpec spec;

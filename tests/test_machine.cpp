@@ -147,6 +147,9 @@ TEST_CASE("a bad machine file is refused with 'file:line: field ...'", "[machine
     fs::create_directories(file.parent_path());
     std::ofstream(file) << "{ not json";
     CHECK_THROWS_WITH(load_machine_file(file), Catch::StartsWith(file.string() + ":1: not valid JSON"));
+    // Found by fuzz_machine's seeds: a number past a double's range, on the line that holds it.
+    std::ofstream(file) << "{\n  \"name\": \"x\",\n  \"parameters\": {\"sm_count\":\n    {\"value\": 1e999}}\n}\n";
+    CHECK_THROWS_WITH(load_machine_file(file), Catch::StartsWith(file.string() + ":4: not valid JSON"));
   }
   SECTION("no such file") {
     CHECK_THROWS_WITH(load_machine("no-such-gpu"), Catch::Contains("cannot find data file 'machines/no-such-gpu.json'"));

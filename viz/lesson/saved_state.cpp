@@ -44,6 +44,13 @@ SavedState parse_saved_state(const std::string& text, const std::string& file, s
     // nlohmann's byte is one past the offending character (1-based).
     warning = file + ":" + std::to_string(line_of(text, e.byte > 0 ? e.byte - 1 : 0)) + ": not valid JSON";
     return {};
+  } catch (const json::exception& e) {
+    // A number too large for a double (out_of_range) carries no position: the line that holds it.
+    const std::string what = e.what();
+    const size_t open = what.find('\''), close = open == std::string::npos ? open : what.find('\'', open + 1);
+    const size_t at = close == std::string::npos ? std::string::npos : text.find(what.substr(open + 1, close - open - 1));
+    warning = file + ":" + std::to_string(line_of(text, at == std::string::npos ? 0 : at)) + ": not valid JSON";
+    return {};
   }
   // The file is small and ours: a wrong shape anywhere is reported on the line of the first key
   // that is off, found by its quoted name.
