@@ -23,9 +23,14 @@ int main(int argc, char** argv) {
   cli.add_option("--results-file", gui.results_file,
                  "With no verb: where attempts are appended (default: $TILESCOPE_RESULTS, else ~/.local/share/tilescope/results.jsonl)");
   cli.add_flag("--teacher", gui.teacher, "With no verb: show the exercises' keys and the attempts");
-  cli.add_option("--zoom", gui.zoom, "With no verb: draw everything this many times larger, for a projector (1 to 3)");
+  auto* zoom = cli.add_option("--zoom", gui.zoom,
+                              "With no verb: text and UI this many times larger, for a projector (1 to 3; in the app Ctrl + / Ctrl -)");
+  cli.add_flag("--present", gui.present, "With no verb: start in presentation mode (scene and text fill the window; F5 toggles)");
+  cli.add_flag("--no-state", gui.forget,
+               "With no verb: neither read nor write the remembered lesson, step and answers ($XDG_CONFIG_HOME/tilescope/state.json)");
   try {
     cli.parse(argc, argv);
+    gui.zoom_given = zoom->count() > 0;
     for (auto& run : verbs)
       if (int rc = run(); rc >= 0) return rc;
     return ts::app::run_lesson_gui(lessons_dir, gui);

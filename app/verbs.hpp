@@ -23,6 +23,9 @@ struct GuiOptions {
   std::string student, results_file;  // empty: the defaults (viz/lesson/results.hpp)
   bool teacher = false;
   float zoom = 1;  // a projector: everything drawn this many times larger
+  bool zoom_given = false;  // --zoom was given: it wins over the scale the app remembers
+  bool present = false;     // start in presentation mode
+  bool forget = false;      // --no-state: remember nothing between runs
 };
 int run_lesson_gui(const std::string& lessons_dir, const GuiOptions& options);
 

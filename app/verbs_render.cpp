@@ -33,7 +33,7 @@ VerbRun add_render_verb(CLI::App& cli) {
     std::string lesson, out, size = "1280x800", lessons_dir, answer;
     int step = 1, frames = 15;
     double sim_wait = 300;
-    bool teacher = false;
+    bool teacher = false, present = false;
     uint64_t seed = 1;
     float zoom = 1;
   };
@@ -51,6 +51,7 @@ VerbRun add_render_verb(CLI::App& cli) {
   cmd->add_flag("--teacher", args->teacher, "An exercise step: draw it as a teacher sees it (the key)");
   cmd->add_option("--seed", args->seed, "An exercise step: the seed its question is drawn with (not 0)")->capture_default_str();
   cmd->add_option("--zoom", args->zoom, "Draw everything this many times larger, as for a projector (1 to 3)")->capture_default_str();
+  cmd->add_flag("--present", args->present, "Draw it in presentation mode (scene and text fill the frame), as the app's F5");
   return [cmd, args]() -> int {
     if (!cmd->parsed()) return -1;
 #ifndef TILESCOPE_HAVE_GUI
@@ -84,6 +85,7 @@ VerbRun add_render_verb(CLI::App& cli) {
     classroom.answer = args->answer;
     classroom.zoom = args->zoom;
     renderer.set_classroom(classroom);
+    renderer.set_presenting(args->present);
     if (width > renderer.max_size() || height > renderer.max_size())
       throw UsageError("--size " + args->size + " is larger than this OpenGL driver allows (" +
                        std::to_string(renderer.max_size()) + " pixels a side)");
@@ -110,7 +112,8 @@ int run_lesson_gui(const std::string& lessons_dir, const GuiOptions& options) {
   classroom.teacher = options.teacher;
   if (!(options.zoom >= 1 && options.zoom <= 3)) throw UsageError("--zoom must be from 1 to 3");
   classroom.zoom = options.zoom;
-  return viz::run_gui(load_lessons_or_usage_error(lessons_dir), classroom);
+  return viz::run_gui(load_lessons_or_usage_error(lessons_dir), classroom,
+                      {.present = options.present, .remember = !options.forget, .zoom_given = options.zoom_given});
 #else
   (void)lessons_dir;
   (void)options;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "viz/gui/app_parts.hpp"
+#include "viz/gui/lecture.hpp"
 #include "viz/gui/scenes.hpp"
 
 namespace ts::viz {
@@ -85,6 +86,7 @@ void lesson_panel(App& app) {
   ImGui::TextUnformatted("TileScope");
   ImGui::PopFont();
   ImGui::TextDisabled("GPU kernel design on Hopper");
+  search_panel(app);
 
   section(f, "Lessons");
   for (size_t i = 0; i < app.lessons.lessons.size(); ++i) {
@@ -137,6 +139,7 @@ void lesson_panel(App& app) {
     }
   }
   exercise_panel(app);
+  view_panel(app);
 }
 
 void scene_panel(App& app, Rect area) {
@@ -263,6 +266,7 @@ void open_step(App& app, int lesson, int step) {
   app.text = parse_markdown(s.markdown);
   app.attempt.reset();
   if (!s.exercise.empty()) new_question(app);
+  restore_exercise(app);  // the question and answer of an earlier run, if remembered
 }
 
 void draw_app_frame(App& app) {
@@ -272,14 +276,19 @@ void draw_app_frame(App& app) {
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) go(app, -1);
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) go(app, +1);
   }
-  const float left_w = std::floor(std::clamp(size.x * 0.24f, 250.0f, 340.0f));
+  lecture_keys(app);
+  // Presenting: no lesson panel, the scene and the text take the whole width.
+  const float left_w = app.presenting ? 0.0f : std::floor(std::clamp(size.x * 0.24f, 250.0f, 340.0f));
   const float scene_h = std::floor(size.y * 0.63f);
 
-  ImGui::SetNextWindowPos(ImVec2(0, 0));
-  ImGui::SetNextWindowSize(ImVec2(left_w, size.y));
-  ImGui::Begin("##lessons", nullptr, kPanel);
-  lesson_panel(app);
-  ImGui::End();
+  if (!app.presenting) {
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(ImVec2(left_w, size.y));
+    ImGui::Begin("##lessons", nullptr, kPanel);
+    lesson_panel(app);
+    ImGui::End();
+  }
+  app.scene_rect = {ImVec2(left_w, 0), ImVec2(size.x, scene_h)};
   if (draw_lab_window(app.fonts, {ImVec2(left_w, 0), size})) return;  // an open lab covers the rest
 
   ImGui::SetNextWindowPos(ImVec2(left_w, 0));
@@ -308,6 +317,7 @@ void draw_app_frame(App& app) {
                 ImGui::GetWindowDrawList(), {at, ImVec2(at.x + avail.x, at.y + avail.y)});
     ImGui::End();
   }
+  if (app.presenting) presentation_hint(app);
 }
 
 }  // namespace ts::viz

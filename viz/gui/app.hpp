@@ -15,6 +15,7 @@
 #include "viz/lesson/lesson.hpp"
 #include "viz/lesson/measured.hpp"
 #include "viz/lesson/results.hpp"
+#include "viz/lesson/saved_state.hpp"
 
 namespace ts::viz {
 
@@ -42,6 +43,18 @@ struct App {
   std::optional<ExerciseAttempt> attempt;  // when the open step ends with an exercise
   uint64_t questions_drawn = 0;            // this session: each new question gets the next seed
   std::vector<Attempt> session;            // attempts committed in this session (teacher view)
+
+  // In a lecture hall and at home (lecture.cpp): presentation mode (F5), the UI scale
+  // (classroom.zoom, Ctrl +/-), the scene saved as PNG (Ctrl+S), search, and what is remembered
+  // between runs.
+  bool presenting = false;
+  bool export_requested = false;  // the window saves the scene once this frame is drawn
+  Rect scene_rect{};              // where the scene panel was drawn this frame, in layout units
+  std::string status;             // one line for the user: where a picture went, a warning
+  std::array<char, 96> search{};  // the search box's text
+  bool focus_search = false;
+  std::filesystem::path state_file;  // empty: nothing is remembered (headless pictures, tests)
+  SavedState saved;                  // as last written (or read at start)
 };
 
 // Sets up ImGui's style and the fonts; call once the ImGui context exists, before the renderer

@@ -15,9 +15,12 @@ struct Fonts {
   ImFont* heading = nullptr;
   ImFont* small = nullptr;
   ImFont* mono_small = nullptr;  // kernel source beside a scene
+  float scale = 1;               // rasterized this many times larger than laid out (fonts.cpp)
 };
 // Adds the fonts to the current context's atlas (DejaVu when installed, ImGui's own otherwise).
-Fonts load_fonts();
+// `scale`: the frame is drawn that many times larger (zoom, HiDPI): the glyphs are rasterized at
+// that size, so that they stay crisp, and keep their layout size.
+Fonts load_fonts(float scale = 1);
 
 struct Rect {
   ImVec2 min, max;

@@ -14,9 +14,25 @@ ImFont* add_font(const char* file, float size, const ImWchar* ranges) {
   if (!std::filesystem::exists(path)) return nullptr;
   return ImGui::GetIO().Fonts->AddFontFromFileTTF(path.c_str(), size, nullptr, ranges);
 }
+
+// A font rasterized `scale` times larger, its metrics brought back to the layout's size: the
+// frame keeps its layout, and once drawn `scale` times larger each texel lands on one pixel.
+void shrink_metrics(ImFont* font, float scale) {
+  font->FontSize /= scale;
+  font->Ascent /= scale;
+  font->Descent /= scale;
+  for (ImFontGlyph& g : font->Glyphs) {
+    g.X0 /= scale;
+    g.Y0 /= scale;
+    g.X1 /= scale;
+    g.Y1 /= scale;
+    g.AdvanceX /= scale;
+  }
+  font->BuildLookupTable();  // the advance table and the fallback's width, from the glyphs
+}
 }  // namespace
 
-Fonts load_fonts() {
+Fonts load_fonts(float scale) {
   // Latin-1 plus the few symbols lessons use (x, approx, arrows, dashes, superscripts).
   static ImVector<ImWchar> ranges;
   if (ranges.empty()) {
@@ -25,17 +41,28 @@ Fonts load_fonts() {
     builder.AddText("×≈≤≥→←↑↓–—…·•²³ᵀ√∞");
     builder.BuildRanges(&ranges);
   }
+  scale = std::clamp(scale, 0.5f, 4.0f);
   Fonts f;
-  f.body = add_font("DejaVuSans.ttf", 15.0f, ranges.Data);
-  f.bold = add_font("DejaVuSans-Bold.ttf", 15.0f, ranges.Data);
-  f.mono = add_font("DejaVuSansMono.ttf", 14.0f, ranges.Data);
-  f.heading = add_font("DejaVuSans-Bold.ttf", 19.0f, ranges.Data);
-  f.small = add_font("DejaVuSans.ttf", 12.0f, ranges.Data);
-  f.mono_small = add_font("DejaVuSansMono.ttf", 12.0f, ranges.Data);
-  ImFont* fallback = f.body ? f.body : ImGui::GetIO().Fonts->AddFontDefault();
+  f.body = add_font("DejaVuSans.ttf", 15.0f * scale, ranges.Data);
+  f.bold = add_font("DejaVuSans-Bold.ttf", 15.0f * scale, ranges.Data);
+  f.mono = add_font("DejaVuSansMono.ttf", 14.0f * scale, ranges.Data);
+  f.heading = add_font("DejaVuSans-Bold.ttf", 19.0f * scale, ranges.Data);
+  f.small = add_font("DejaVuSans.ttf", 12.0f * scale, ranges.Data);
+  f.mono_small = add_font("DejaVuSansMono.ttf", 12.0f * scale, ranges.Data);
+  ImFont* fallback = f.body;
+  if (!fallback) {
+    ImFontConfig cfg;
+    cfg.SizePixels = 13.0f * scale;
+    fallback = ImGui::GetIO().Fonts->AddFontDefault(&cfg);
+  }
   for (ImFont** font : {&f.body, &f.bold, &f.mono, &f.heading, &f.small, &f.mono_small})
     if (!*font) *font = fallback;
-  ImGui::GetIO().FontDefault = f.body;
+  ImGui::GetIO().FontDefault = f.body ? f.body : fallback;
+  if (scale != 1) {
+    ImGui::GetIO().Fonts->Build();
+    for (ImFont* font : ImGui::GetIO().Fonts->Fonts) shrink_metrics(font, scale);
+  }
+  f.scale = scale;
   return f;
 }
 

@@ -12,9 +12,18 @@
 
 namespace ts::viz {
 
+// How the window starts: in presentation mode, remembering (reading and writing the saved state
+// under the user's config folder, viz/lesson/saved_state.hpp) or not, and whether classroom.zoom
+// was given on the command line (it then wins over the remembered scale).
+struct WindowOptions {
+  bool present = false;
+  bool remember = true;
+  bool zoom_given = false;
+};
+
 // Opens the window and runs until it is closed. Throws std::runtime_error when no OpenGL 3.3
 // window can be opened (no display, no driver).
-int run_gui(LessonSet lessons, Classroom classroom = {});
+int run_gui(LessonSet lessons, Classroom classroom = {}, WindowOptions options = {});
 
 struct FrameCapture {
   int width = 0, height = 0;
@@ -48,6 +57,8 @@ class HeadlessRenderer {
   // The exercise settings for the next render (seed, teacher, an answer to commit; no results file
   // unless one is given).
   void set_classroom(Classroom classroom);
+  // Presentation mode (the app's F5): no lesson panel, the scene and text fill the frame.
+  void set_presenting(bool presenting);
   // Draws `warmup` frames, then `timed` frames of the lesson's step (both 0-based), and returns the
   // last one's pixels and the timed frames' durations. Throws std::invalid_argument for a lesson,
   // step or size that does not exist.
@@ -60,5 +71,9 @@ class HeadlessRenderer {
 
 // Throws std::runtime_error if the file cannot be written.
 void write_png(const std::filesystem::path& file, const FrameCapture& frame);
+
+// The pixels of a rectangle of the current OpenGL read framebuffer, `x`, `y` from its top left
+// corner, top row first (no frame times): what render() and the window's "Save scene" write.
+FrameCapture read_pixels(int x, int y, int width, int height, int framebuffer_height);
 
 }  // namespace ts::viz

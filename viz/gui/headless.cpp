@@ -9,6 +9,7 @@
 #include "viz/gui/app.hpp"
 #include "viz/gui/gl.hpp"
 #include "viz/gui/gui.hpp"
+#include "viz/gui/lecture.hpp"
 
 namespace ts::viz {
 
@@ -53,6 +54,7 @@ int HeadlessRenderer::max_size() const { return impl_->max_size; }
 void HeadlessRenderer::set_simulation_wait(double seconds) { impl_->simulation_wait = seconds; }
 void HeadlessRenderer::allow_slow_simulations(bool allow) { impl_->app.sims->slow_allowed = allow; }
 void HeadlessRenderer::set_classroom(Classroom classroom) { impl_->app.classroom = std::move(classroom); }
+void HeadlessRenderer::set_presenting(bool presenting) { impl_->app.presenting = presenting; }
 std::string HeadlessRenderer::renderer_name() const {
   const auto* name = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   return name ? name : "unknown";
@@ -84,8 +86,10 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
                              " framebuffer");
 
   ImGuiIO& io = ImGui::GetIO();
-  // As the window does with a zoom (a projector): laid out smaller, drawn larger.
+  // As the window does with a zoom (a projector): laid out smaller, drawn larger, the glyphs
+  // rasterized at the larger size.
   const float zoom = app.classroom.zoom;
+  if (zoom != app.fonts.scale) rebuild_fonts(app, zoom, true);
   io.DisplaySize = ImVec2(static_cast<float>(width) / zoom, static_cast<float>(height) / zoom);
   io.DisplayFramebufferScale = ImVec2(zoom, zoom);
   io.DeltaTime = 1.0f / 60.0f;
@@ -126,18 +130,26 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
   out.median_ms = sorted.size() % 2 ? sorted[sorted.size() / 2]
                                     : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
 
-  // OpenGL's rows start at the bottom; PNG's at the top.
-  std::vector<uint8_t> upside_down(size_t(width) * height * 4);
-  glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, upside_down.data());
-  out.rgba.resize(upside_down.size());
-  const size_t row = size_t(width) * 4;
-  for (int y = 0; y < height; ++y)
-    std::copy_n(upside_down.data() + (height - 1 - y) * row, row, out.rgba.data() + y * row);
+  out.rgba = read_pixels(0, 0, width, height, height).rgba;
 
   fb.BindFramebuffer(GL_FRAMEBUFFER, 0);
   fb.DeleteRenderbuffers(1, &colour);
   fb.DeleteFramebuffers(1, &framebuffer);
+  return out;
+}
+
+FrameCapture read_pixels(int x, int y, int width, int height, int framebuffer_height) {
+  FrameCapture out;
+  out.width = width;
+  out.height = height;
+  // OpenGL's rows start at the bottom; PNG's at the top.
+  std::vector<uint8_t> upside_down(size_t(width) * height * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(x, framebuffer_height - y - height, width, height, GL_RGBA, GL_UNSIGNED_BYTE, upside_down.data());
+  out.rgba.resize(upside_down.size());
+  const size_t row = size_t(width) * 4;
+  for (int r = 0; r < height; ++r)
+    std::copy_n(upside_down.data() + (height - 1 - r) * row, row, out.rgba.data() + r * row);
   return out;
 }
 
