@@ -74,9 +74,14 @@ endif()
 # Ctrl-C: SIGINT after 3 s of a run that takes longer (the progress line is drawn from 2 s on):
 # exit status 130, one line naming the blocks done, no --timeline file.
 find_program(TIMEOUT timeout)
+# Under the sanitizers a run starts slower, so the Ctrl-C waits longer for the progress line.
+set(ctrl_c 3)
+if(SANITIZED)
+  set(ctrl_c 8)
+endif()
 if(TIMEOUT)
   file(REMOVE ${WORK}/stopped.json)
-  execute_process(COMMAND ${TIMEOUT} --preserve-status -s INT 3 ${TILESCOPE} sim gemm --m 16384 --n 16384 --k 16384
+  execute_process(COMMAND ${TIMEOUT} --preserve-status -s INT ${ctrl_c} ${TILESCOPE} sim gemm --m 16384 --n 16384 --k 16384
                           --timeline ${WORK}/stopped.json
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 130)
@@ -102,7 +107,7 @@ if(TIMEOUT)
     {"pass": "bwd", "b": 1, "h_q": 16, "h_kv": 16, "n": 16384, "d": 64, "causal": false, "tflops": 300},
     {"pass": "bwd", "b": 1, "h_q": 16, "h_kv": 16, "n": 16384, "d": 128, "causal": false, "tflops": 400},
     {"pass": "fwd", "b": 1, "h_q": 16, "h_kv": 16, "n": 16384, "d": 128, "causal": false, "tflops": 600}]}]=])
-  execute_process(COMMAND ${TIMEOUT} --preserve-status -s INT 3 ${TILESCOPE} compare --measured ${WORK}/attention-long.json
+  execute_process(COMMAND ${TIMEOUT} --preserve-status -s INT ${ctrl_c} ${TILESCOPE} compare --measured ${WORK}/attention-long.json
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 130 OR NOT err MATCHES "\rcompare: [0-9] of 3 rows simulated, [0-9]+ % of"
      OR NOT err MATCHES "\ntilescope: simulation stopped by Ctrl-C after [0-9] of 3 rows\n$" OR NOT out STREQUAL "")
