@@ -1,0 +1,50 @@
+// The H100's measured timelines as the pipeline scene finds and draws them: the committed files
+// (data/measured/h100/timelines/) found by configuration, one block's spans, the same model the
+// simulated timeline goes through.
+#include <catch2/catch.hpp>
+
+#include "viz/lesson/measured_timeline.hpp"
+#include "viz/lesson/pipeline_model.hpp"
+
+using namespace ts;
+
+TEST_CASE("the pipeline scene finds the H100's timeline of its configuration, and none for others") {
+  viz::GemmRun run;
+  run.shape = {4096, 4096, 4096};
+  run.cfg.stages = 4;
+  const auto t = viz::find_measured_timeline(run);
+  REQUIRE(t != nullptr);
+  CHECK(t->timeline.source == "measured");
+  CHECK(viz::timeline_problems().empty());
+  run.cfg.stages = 3;  // not recorded
+  CHECK(viz::find_measured_timeline(run) == nullptr);
+  run.cfg.stages = 2;
+  REQUIRE(viz::find_measured_timeline(run) != nullptr);
+  CHECK(viz::find_measured_timeline(run)->file != t->file);
+  run.shape = {2048, 2048, 2048};
+  CHECK(viz::find_measured_timeline(run) == nullptr);
+}
+
+TEST_CASE("a measured block becomes the scene's rows: the producer, eight consumer warps, wgmma on every tensor core") {
+  viz::GemmRun run;
+  run.shape = {4096, 4096, 4096};
+  run.cfg.stages = 4;
+  const auto t = viz::find_measured_timeline(run);
+  REQUIRE(t != nullptr);
+  const std::vector<sim::Span> spans = viz::first_block_spans(t->timeline, 0);
+  REQUIRE(!spans.empty());
+  double first = 1e300;
+  for (const auto& s : spans) {
+    first = std::min(first, s.start);
+    CHECK(s.sm == 0);
+    CHECK(s.block == spans.front().block);
+  }
+  CHECK(first == 0);
+  const viz::PipelineModel m = viz::pipeline_model(spans, 0);
+  REQUIRE(m.rows.size() == 9);
+  CHECK(m.rows[0].producer);
+  for (size_t i = 1; i < m.rows.size(); ++i) CHECK(!m.rows[i].producer);
+  for (const auto& core : m.tensor) CHECK(!core.busy.empty());
+  CHECK(m.stages.empty());  // measured timelines have no barrier events
+  CHECK(m.idle_fraction() < 0.5);
+}
