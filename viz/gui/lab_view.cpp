@@ -311,12 +311,13 @@ bool draw_lab_window(const Fonts& f, Rect area) {
                       static_cast<unsigned long long>(a.instructions), static_cast<unsigned long long>(a.wavefronts),
                       static_cast<unsigned long long>(a.conflicts));
         text_at(dl, f.small, ImVec2(at.x, ty), a.conflicts ? colour::error : colour::text, line);
-        ty += 16;
+        ty += text_size(f.small, line).y + 3;
       }
       if (o.accesses.empty()) text_at(dl, f.small, ImVec2(at.x, ty), colour::dim_text, "no register <-> shared moves (TMA and wgmma do not pass through the banks)");
       const std::optional<BanksState> banks = o.accesses.empty() ? std::nullopt : lab_banks_state(o.accesses.front());
+      // The banks scene's own picture of the worst access (its first subtile), below the list.
       if (banks && at.y + avail.y - ty > 120)
-        draw_banks(*banks, {}, f, dl, {ImVec2(at.x, ty + 4), ImVec2(at.x + avail.x, at.y + avail.y)});
+        draw_banks(*banks, {}, f, dl, {ImVec2(at.x, ty + 12), ImVec2(at.x + avail.x, at.y + avail.y)});
     }
   } else if (!running && exists) {
     ImGui::TextDisabled("not checked yet");
