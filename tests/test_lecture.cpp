@@ -63,6 +63,9 @@ TEST_CASE("a missing state file is a fresh start, a corrupt one a one-line warni
   CHECK(warning == "s.json:1: 'zoom' is not a number from 1 to 3");
   CHECK(parse_saved_state("{\"exercises\": {\n\"l/1\": {\"typed\": \"3\"}}}", "s.json", warning) == SavedState{});
   CHECK(warning == "s.json:2: exercise 'l/1' has no seed");
+  // Found by fuzz_state: a key holding an escaped newline still makes a one-line warning.
+  CHECK(parse_saved_state("{\"exercises\": {\"a\\nb/1\": {}}}", "s.json", warning) == SavedState{});
+  CHECK(warning == "s.json:1: exercise 'a?b/1' has no seed");
   // Found by fuzz_state: a number past a double's range is refused like any bad JSON.
   CHECK(parse_saved_state("{\n\"step\": 1222e111111111}", "s.json", warning) == SavedState{});
   CHECK(warning == "s.json:2: not valid JSON");

@@ -33,6 +33,13 @@ int line_of(const std::string& text, size_t at) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(std::min(at, text.size())), '\n'));
 }
 
+// A key as a warning shows it: on one line (control characters, such as an escaped newline, as '?').
+std::string shown(std::string key) {
+  for (char& c : key)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return key;
+}
+
 }  // namespace
 
 SavedState parse_saved_state(const std::string& text, const std::string& file, std::string& warning) {
@@ -79,15 +86,15 @@ SavedState parse_saved_state(const std::string& text, const std::string& file, s
     if (!doc["exercises"].is_object()) return fail("exercises", "'exercises' is not an object");
     for (const auto& [key, e] : doc["exercises"].items()) {
       if (!e.is_object() || !e.contains("seed") || !e["seed"].is_number_unsigned())
-        return fail(key, "exercise '" + key + "' has no seed");
+        return fail(key, "exercise '" + shown(key) + "' has no seed");
       SavedExercise x;
       x.seed = e["seed"].get<uint64_t>();
       if (e.contains("typed")) {
-        if (!e["typed"].is_string()) return fail(key, "exercise '" + key + "': 'typed' is not a string");
+        if (!e["typed"].is_string()) return fail(key, "exercise '" + shown(key) + "': 'typed' is not a string");
         x.typed = e["typed"].get<std::string>();
       }
       if (e.contains("answered")) {
-        if (!e["answered"].is_boolean()) return fail(key, "exercise '" + key + "': 'answered' is not true or false");
+        if (!e["answered"].is_boolean()) return fail(key, "exercise '" + shown(key) + "': 'answered' is not true or false");
         x.answered = e["answered"].get<bool>();
       }
       s.exercises[key] = std::move(x);
