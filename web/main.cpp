@@ -15,10 +15,13 @@
 #include <GLFW/glfw3.h>
 
 #include <chrono>
+#include <utility>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "viz/gui/app.hpp"
 #include "viz/gui/common.hpp"
@@ -37,69 +40,18 @@ struct Page {
   std::unique_ptr<App> app;
   double frame_ms = 0;  // the last frame's own time (slice excluded)
   long frames = 0;
-  std::string status;  // ts_web_status's JSON, kept alive for the caller
+  // What the page's script asked for, done at the start of the next frame: opening a step or
+  // answering may trace a kernel, which switches fibers, and a fiber switch must start from the
+  // frame loop, never from a call out of JavaScript (Asyncify would leave that call unfinished).
+  std::vector<std::function<void()>> requests;
+  std::string status;  // ts_web_status's JSON, made at the end of each frame
+  std::string reason;  // ts_web_set_knob's answer, kept alive for the caller
 };
 Page page;
 
-void frame() {
-  // The canvas follows the browser window, less the note below it (web/shell.html).
-  const int w = EM_ASM_INT({ return window.innerWidth; });
-  const int h = EM_ASM_INT({ return window.innerHeight - document.getElementById('note').offsetHeight; });
-  int cw = 0, ch = 0;
-  glfwGetWindowSize(page.window, &cw, &ch);
-  if (w > 0 && h > 0 && (w != cw || h != ch)) glfwSetWindowSize(page.window, w, h);
-
-  web::run_workers(kSliceMs);
-  const auto t0 = std::chrono::steady_clock::now();
-  ImGui_ImplOpenGL3_NewFrame();
-  ImGui_ImplGlfw_NewFrame();
-  ImGui::NewFrame();
-  draw_app_frame(*page.app);
-  ImGui::Render();
-  int fw = 0, fh = 0;
-  glfwGetFramebufferSize(page.window, &fw, &fh);
-  glViewport(0, 0, fw, fh);
-  glClearColor(kBackground.r, kBackground.g, kBackground.b, kBackground.a);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  page.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  ++page.frames;
-}
-
-}  // namespace
-
-extern "C" {
-
-// Opens step `step` (1-based, as the app and the URL show it) of lesson `id`; 0 when there is none.
-EMSCRIPTEN_KEEPALIVE int ts_web_open(const char* id, int step) {
-  App& app = *page.app;
-  const int lesson = find_lesson(app.lessons, id);
-  if (lesson < 0 || step < 1 || step > static_cast<int>(app.lessons.lessons[lesson].steps.size())) return 0;
-  if (lesson != app.lesson || step - 1 != app.step) open_step(app, lesson, step - 1);
-  return 1;
-}
-
-// Sets a knob of the open scene as a lesson file spells it; "" or the reason it was refused.
-EMSCRIPTEN_KEEPALIVE const char* ts_web_set_knob(const char* name, const char* value) {
-  App& app = *page.app;
-  SceneState next = app.state;
-  page.status = set_knob(next, name, value);
-  if (page.status.empty()) page.status = validate(next);
-  if (page.status.empty()) {
-    app.state = next;
-    app.edited = true;
-  }
-  return page.status.c_str();
-}
-
-// Commits an answer to the open step's exercise, as the Answer button does.
-EMSCRIPTEN_KEEPALIVE void ts_web_answer(const char* text) {
-  if (page.app->attempt) answer_exercise(*page.app, text);
-}
-
 // What the app shows, as JSON: the open lesson and step, the scene's simulation (queued or its
 // cycles), the exercise's state, the last frame's time. The key only in teacher mode (?teacher).
-EMSCRIPTEN_KEEPALIVE const char* ts_web_status() {
+std::string status_json() {
   const App& app = *page.app;
   nlohmann::json j;
   j["frames"] = page.frames;
@@ -126,9 +78,76 @@ EMSCRIPTEN_KEEPALIVE const char* ts_web_status() {
     if (app.attempt->answered) j["exercise"]["right"] = app.attempt->record.right;
     if (app.classroom.teacher) j["exercise"]["key"] = app.attempt->question.answer;
   }
-  page.status = j.dump();
-  return page.status.c_str();
+  return j.dump();
 }
+
+void frame() {
+  // The canvas follows the browser window, less the note below it (web/shell.html).
+  const int w = EM_ASM_INT({ return window.innerWidth; });
+  const int h = EM_ASM_INT({ return window.innerHeight - document.getElementById('note').offsetHeight; });
+  int cw = 0, ch = 0;
+  glfwGetWindowSize(page.window, &cw, &ch);
+  if (w > 0 && h > 0 && (w != cw || h != ch)) glfwSetWindowSize(page.window, w, h);
+
+  for (auto& request : std::exchange(page.requests, {})) request();
+  web::run_workers(kSliceMs);
+  const auto t0 = std::chrono::steady_clock::now();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  draw_app_frame(*page.app);
+  ImGui::Render();
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(page.window, &fw, &fh);
+  glViewport(0, 0, fw, fh);
+  glClearColor(kBackground.r, kBackground.g, kBackground.b, kBackground.a);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  page.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  ++page.frames;
+  page.status = status_json();
+}
+
+}  // namespace
+
+extern "C" {
+
+// Opens step `step` (1-based, as the app and the URL show it) of lesson `id` at the next frame;
+// 0 when there is no such step.
+EMSCRIPTEN_KEEPALIVE int ts_web_open(const char* id, int step) {
+  App& app = *page.app;
+  const int lesson = find_lesson(app.lessons, id);
+  if (lesson < 0 || step < 1 || step > static_cast<int>(app.lessons.lessons[lesson].steps.size())) return 0;
+  page.requests.push_back([lesson, step] {
+    App& a = *page.app;
+    if (lesson != a.lesson || step - 1 != a.step) open_step(a, lesson, step - 1);
+  });
+  return 1;
+}
+
+// Sets a knob of the open scene as a lesson file spells it, at the next frame; "" or the reason
+// it is refused.
+EMSCRIPTEN_KEEPALIVE const char* ts_web_set_knob(const char* name, const char* value) {
+  SceneState next = page.app->state;
+  page.reason = set_knob(next, name, value);
+  if (page.reason.empty()) page.reason = validate(next);
+  if (page.reason.empty())
+    page.requests.push_back([n = std::string(name), v = std::string(value)] {
+      App& a = *page.app;
+      if (set_knob(a.state, n, v).empty()) a.edited = true;
+    });
+  return page.reason.c_str();
+}
+
+// Commits an answer to the open step's exercise at the next frame, as the Answer button does.
+EMSCRIPTEN_KEEPALIVE void ts_web_answer(const char* text) {
+  page.requests.push_back([t = std::string(text)] {
+    if (page.app->attempt) answer_exercise(*page.app, t);
+  });
+}
+
+// The status as of the last frame (status_json).
+EMSCRIPTEN_KEEPALIVE const char* ts_web_status() { return page.status.c_str(); }
 
 }  // extern "C"
 

@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""The built page in a real browser: headless Chromium (Debian's) driven over the DevTools
+protocol on a pipe (no library needed), the site served on 127.0.0.1. Checks, and fails on any:
+
+- the page loads and says it is ready; the browser console shows no error, none is thrown;
+- every step of every lesson opens from its address (#lesson/step), its screenshot is not blank;
+- the first step of every lesson looks like the desktop's headless render of it
+  (`tilescope render`, same 1280x800): see MAX_DIFFERENT below for the tolerance and why;
+- a knob change re-simulates: another configuration is asked for, the page keeps drawing frames
+  while it is simulated, and its cycles arrive and differ;
+- an exercise answered right is marked right, one answered wrong is marked wrong.
+
+It prints the first load time, each step's own frame time and the knob's simulation time.
+
+  web/test-browser.py --site build-web/site --out build-web/browser-test [--tilescope build/app/tilescope]
+"""
+import argparse
+import base64
+import functools
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+# A pixel differs when one of its channels differs by more than 48 of 255, and at most this share
+# of the frame may. Both sides draw the same ImGui vertex lists with the same font atlas (ImGui's
+# own rasteriser), so what differs is the OpenGL rasteriser (Mesa's llvmpipe against Chromium's
+# SwiftShader): edge anti-aliasing of shapes and glyph sampling, a pixel or two around each edge,
+# and the few texts that state this machine's simulation time ("in 12 ms on this machine"). A frame
+# with a wrong lesson, step, scene or layout differs in far more than this.
+MAX_DIFFERENT = 0.03
+CHANNEL_TOLERANCE = 48
+VIEW_W, VIEW_H = 1280, 800
+
+
+class Chromium:
+    """Chromium with --remote-debugging-pipe: commands on fd 3, replies on fd 4, NUL-separated JSON."""
+
+    def __init__(self, profile):
+        to_browser_r, self._to_browser = os.pipe()
+        self._from_browser, from_browser_w = os.pipe()
+
+        def fds():
+            os.dup2(to_browser_r, 3)
+            os.dup2(from_browser_w, 4)
+
+        # The note bar under the canvas is 23 px (web/index.html): the canvas is then 1280x800.
+        args = ["chromium", "--headless", "--no-sandbox", "--remote-debugging-pipe", "--use-angle=swiftshader",
+                "--enable-unsafe-swiftshader", "--window-size=%d,%d" % (VIEW_W, VIEW_H + 23),
+                "--user-data-dir=" + profile, "--no-first-run", "--disable-extensions", "about:blank"]
+        # close_fds=False: subprocess would otherwise close 3 and 4 after fds() placed them.
+        self.proc = subprocess.Popen(args, preexec_fn=fds, close_fds=False, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self._next = 0
+        self._buf = b""
+        self.events = []
+        self.session = None
+
+    def _read_message(self):
+        while b"\0" not in self._buf:
+            chunk = os.read(self._from_browser, 1 << 20)
+            if not chunk:
+                raise RuntimeError("chromium closed the DevTools pipe")
+            self._buf += chunk
+        msg, self._buf = self._buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(self, method, params=None, session=True):
+        self._next += 1
+        msg = {"id": self._next, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        os.write(self._to_browser, json.dumps(msg).encode() + b"\0")
+        while True:
+            reply = self._read_message()
+            if reply.get("id") == self._next:
+                if "error" in reply:
+                    raise RuntimeError("%s: %s" % (method, reply["error"]))
+                return reply.get("result", {})
+            self.events.append(reply)
+
+    def evaluate(self, expression):
+        r = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in r:
+            raise RuntimeError("page script failed: %s: %s" % (expression[:60], r["exceptionDetails"]))
+        return r["result"].get("value")
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def serve(root):
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=root)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def console_errors(browser):
+    errors = []
+    for e in browser.events:
+        m, p = e.get("method"), e.get("params", {})
+        if m == "Runtime.exceptionThrown":
+            errors.append("exception: %s" % p["exceptionDetails"].get("exception", {}).get("description",
+                                                                                          p["exceptionDetails"].get("text")))
+        elif m == "Runtime.consoleAPICalled" and p.get("type") == "error":
+            errors.append("console.error: %s" % " ".join(str(a.get("value", a.get("description"))) for a in p["args"]))
+        elif m == "Log.entryAdded" and p["entry"].get("level") == "error":
+            errors.append("log: %s (%s)" % (p["entry"].get("text"), p["entry"].get("url", "")))
+    browser.events.clear()
+    return errors
+
+
+def wait_for(browser, expression, seconds, what):
+    end = time.time() + seconds
+    while time.time() < end:
+        value = browser.evaluate(expression)
+        if value:
+            return value
+        time.sleep(0.05)
+    raise RuntimeError("timed out after %.0f s waiting for %s" % (seconds, what))
+
+
+def status(browser):
+    return browser.evaluate("Module.tsStatus()")
+
+
+def open_step(browser, lesson, step, seconds=300):
+    """Opens a step by its address and waits until its simulations are done and frames are drawn."""
+    browser.evaluate("location.hash = '#%s/%d'" % (lesson, step))
+    wait_for(browser, "(() => { const s = Module.tsStatus(); return s.lesson === '%s' && s.step === %d && "
+                      "s.simulations_pending === 0; })()" % (lesson, step), seconds, "%s/%d" % (lesson, step))
+    frames = status(browser)["frames"]
+    wait_for(browser, "Module.tsStatus().frames >= %d" % (frames + 3), 30, "frames of %s/%d" % (lesson, step))
+    return status(browser)
+
+
+def screenshot(browser):
+    r = browser.send("Page.captureScreenshot", {"format": "png", "clip": {"x": 0, "y": 0, "width": VIEW_W,
+                                                                          "height": VIEW_H, "scale": 1}})
+    return r["data"]
+
+
+# Runs in the page: the share of pixels unlike the background, and (given a reference image's URL)
+# the share of pixels that differ from it by more than the channel tolerance.
+COMPARE_JS = """
+(async (shot, ref, tol) => {
+  const load = (src) => new Promise((ok, bad) => { const i = new Image(); i.onload = () => ok(i);
+                                                    i.onerror = () => bad(new Error('cannot load ' + src.slice(0, 40))); i.src = src; });
+  const pixels = (img) => { const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
+                            const g = c.getContext('2d'); g.drawImage(img, 0, 0); return g.getImageData(0, 0, img.width, img.height); };
+  const a = pixels(await load('data:image/png;base64,' + shot));
+  const bg = [a.data[0], a.data[1], a.data[2]];
+  let content = 0;
+  for (let i = 0; i < a.data.length; i += 4)
+    if (Math.abs(a.data[i] - bg[0]) + Math.abs(a.data[i + 1] - bg[1]) + Math.abs(a.data[i + 2] - bg[2]) > 30) ++content;
+  const out = {width: a.width, height: a.height, content: content / (a.width * a.height)};
+  if (ref) {
+    const b = pixels(await load(ref));
+    out.ref_width = b.width; out.ref_height = b.height;
+    if (b.width === a.width && b.height === a.height) {
+      let differ = 0;
+      for (let i = 0; i < a.data.length; i += 4)
+        if (Math.abs(a.data[i] - b.data[i]) > tol || Math.abs(a.data[i + 1] - b.data[i + 1]) > tol ||
+            Math.abs(a.data[i + 2] - b.data[i + 2]) > tol) ++differ;
+      out.different = differ / (a.width * a.height);
+    }
+  }
+  return out;
+})
+"""
+
+
+def compare(browser, shot, ref_url):
+    return browser.evaluate("%s(%s, %s, %d)" % (COMPARE_JS, json.dumps(shot), json.dumps(ref_url), CHANNEL_TOLERANCE))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--site", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--tilescope", default="build/app/tilescope", help="the native CLI, for the desktop renders")
+    ap.add_argument("--compare", default="first", choices=["first", "all", "none"],
+                    help="which steps to compare with the desktop's render (default: each lesson's first)")
+    a = ap.parse_args()
+    if os.path.exists(a.out):
+        shutil.rmtree(a.out)
+    os.makedirs(a.out)
+    # One folder served: the site, and the desktop's renders beside it (same origin for the page).
+    root = os.path.join(a.out, "www")
+    shutil.copytree(a.site, os.path.join(root, "site"))
+    os.makedirs(os.path.join(root, "ref"))
+    server = serve(root)
+    base = "http://127.0.0.1:%d/site/index.html" % server.server_address[1]
+    failures = []
+    profile = tempfile.mkdtemp(prefix="tilescope-chromium-")
+    browser = Chromium(profile)
+    try:
+        targets = browser.send("Target.getTargets", session=False)["targetInfos"]
+        page = next(t for t in targets if t["type"] == "page")
+        browser.session = browser.send("Target.attachToTarget", {"targetId": page["targetId"], "flatten": True},
+                                       session=False)["sessionId"]
+        for domain in ("Runtime", "Log", "Page"):
+            browser.send(domain + ".enable")
+        t0 = time.time()
+        browser.send("Page.navigate", {"url": base + "?teacher"})
+        wait_for(browser, "window.tilescopeReady === true", 60, "the page to load")
+        load_s = time.time() - t0
+        print("test-browser: page ready %.2f s after navigation (%s)" % (load_s, base))
+        s = status(browser)
+        if s["load_errors"]:
+            failures.append("%d lesson files failed to load in the page" % s["load_errors"])
+        lessons = [(l["id"], l["steps"]) for l in s["lessons"]]
+        if not lessons:
+            failures.append("the page has no lessons")
+
+        # The desktop's renders of the steps to compare, in one X server.
+        to_compare = [(l, n) for l, steps in lessons for n in range(1, steps + 1)
+                      if a.compare == "all" or (a.compare == "first" and n == 1)]
+        if to_compare:
+            script = "".join("%s render --lesson %s --step %d --size %dx%d --out %s >/dev/null || exit 1\n" %
+                             (a.tilescope, l, n, VIEW_W, VIEW_H, os.path.join(root, "ref", "%s-%d.png" % (l, n)))
+                             for l, n in to_compare)
+            t = time.time()
+            subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1920x1200x24", "sh", "-c", script], check=True,
+                           env=dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1"))
+            print("test-browser: %d desktop renders in %.1f s" % (len(to_compare), time.time() - t))
+
+        frame_ms = []
+        for lesson, steps in lessons:
+            for n in range(1, steps + 1):
+                st = open_step(browser, lesson, n)
+                shot = screenshot(browser)
+                with open(os.path.join(a.out, "%s-%d.png" % (lesson, n)), "wb") as f:
+                    f.write(base64.b64decode(shot))
+                ref = "../ref/%s-%d.png" % (lesson, n) if (lesson, n) in to_compare else None
+                c = compare(browser, shot, ref)
+                frame_ms.append((st["frame_ms"], lesson, n))
+                line = "  %-24s step %2d  frame %5.1f ms  content %4.1f %%" % (lesson, n, st["frame_ms"], 100 * c["content"])
+                if c["content"] < 0.05:
+                    failures.append("%s/%d: the screenshot is blank (%.1f %% of pixels unlike the background)" %
+                                    (lesson, n, 100 * c["content"]))
+                if ref:
+                    if "different" not in c:
+                        failures.append("%s/%d: the desktop render is %dx%d, the page %dx%d" %
+                                        (lesson, n, c["ref_width"], c["ref_height"], c["width"], c["height"]))
+                    else:
+                        line += "  vs desktop %4.2f %% pixels differ" % (100 * c["different"])
+                        if c["different"] > MAX_DIFFERENT:
+                            failures.append("%s/%d: %.2f %% of pixels differ from the desktop's render (at most %.0f %%)" %
+                                            (lesson, n, 100 * c["different"], 100 * MAX_DIFFERENT))
+                print(line)
+                for e in console_errors(browser):
+                    failures.append("%s/%d: %s" % (lesson, n, e))
+        worst = max(frame_ms) if frame_ms else (0, "", 0)
+        print("test-browser: frame time median %.1f ms, worst %.1f ms (%s/%d), Chromium's SwiftShader" %
+              (sorted(f[0] for f in frame_ms)[len(frame_ms) // 2], worst[0], worst[1], worst[2]))
+
+        # A knob re-simulates without freezing the page: frames go on while the new run is simulated.
+        knob_lesson = next((l for l, _ in lessons if l == "pipelining"), None)
+        if knob_lesson:
+            before = open_step(browser, knob_lesson, 1)
+            if "cycles" not in before.get("sim", {}):
+                failures.append("pipelining/1 shows no simulated cycles")
+            for name, value in (("m", "4096"), ("n", "4096"), ("k", "4096"), ("stages", "2")):
+                why = browser.evaluate("Module.tsSetKnob('%s', '%s')" % (name, value))
+                if why:
+                    failures.append("knob %s=%s refused: %s" % (name, value, why))
+            browser.evaluate("window.gaps = []; (function f(t0) { requestAnimationFrame((t) => { "
+                             "if (t0) window.gaps.push(t - t0); if (window.gaps.length < 100000) f(t); }); })()")
+            t = time.time()
+            after = wait_for(browser, "(() => { const s = Module.tsStatus(); return s.sim && s.sim.key !== %s && "
+                                      "s.sim.cycles !== undefined && s.simulations_pending === 0 ? s : null; })()" %
+                             json.dumps(before["sim"]["key"]), 300, "the knob's simulation")
+            sim_s = time.time() - t
+            gaps = browser.evaluate("window.gaps")
+            print("test-browser: knob change -> %s simulated in %.1f s in the page; %d frames meanwhile, longest gap %.0f ms" %
+                  (after["sim"]["key"], sim_s, len(gaps), max(gaps) if gaps else -1))
+            if after["sim"]["key"] == before["sim"]["key"] or after["sim"]["cycles"] == before["sim"].get("cycles"):
+                failures.append("the knob change did not re-simulate (%s)" % after["sim"])
+            if len(gaps) < 3:
+                failures.append("the page drew %d frames while simulating: frozen" % len(gaps))
+            for e in console_errors(browser):
+                failures.append("knob: %s" % e)
+
+        # An exercise, answered right and then wrong (?teacher shows the key, as --teacher does).
+        exercise = None
+        for lesson, steps in lessons:
+            st = open_step(browser, lesson, steps)
+            if "exercise" in st and "key" in st["exercise"]:
+                exercise = (lesson, steps, st["exercise"]["key"])
+                break
+        if not exercise:
+            failures.append("found no exercise step")
+        else:
+            lesson, n, key = exercise
+            answered = "(() => { const s = Module.tsStatus(); return s.exercise && s.exercise.answered ? s.exercise : null; })()"
+            browser.evaluate("Module.tsAnswer('%r')" % key)
+            right = wait_for(browser, answered, 60, "the verdict")
+            open_step(browser, lesson, n - 1)
+            st = open_step(browser, lesson, n)  # a new question
+            wrong_value = st["exercise"]["key"] * 3 + 7
+            browser.evaluate("Module.tsAnswer('%r')" % wrong_value)
+            wrong = wait_for(browser, answered, 60, "the verdict")
+            print("test-browser: exercise %s/%d: key %r answered -> right=%s; %r answered -> right=%s" %
+                  (lesson, n, key, right.get("right"), wrong_value, wrong.get("right")))
+            if right.get("right") is not True or wrong.get("right") is not False:
+                failures.append("exercise %s/%d: verdicts %s / %s" % (lesson, n, right, wrong))
+            for e in console_errors(browser):
+                failures.append("exercise: %s" % e)
+    finally:
+        browser.close()
+        server.shutdown()
+        shutil.rmtree(profile, ignore_errors=True)
+    if failures:
+        print("test-browser: FAILED", file=sys.stderr)
+        for f in failures:
+            print("  " + f, file=sys.stderr)
+        return 1
+    print("test-browser: passed (screenshots in %s)" % a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
