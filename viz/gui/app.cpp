@@ -289,7 +289,7 @@ void draw_app_frame(App& app) {
     ImGui::End();
   }
   app.scene_rect = {ImVec2(left_w, 0), ImVec2(size.x, scene_h)};
-  if (draw_lab_window(app.fonts, {ImVec2(left_w, 0), size})) return;  // an open lab covers the rest
+  if (!app.presenting && draw_lab_window(app.fonts, {ImVec2(left_w, 0), size})) return;  // an open lab covers the rest
 
   ImGui::SetNextWindowPos(ImVec2(left_w, 0));
   ImGui::SetNextWindowSize(ImVec2(size.x - left_w, scene_h));
