@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/gemm/gemm_bench.hpp"
+#include "kernels/timing.cuh"
 #include "tiles/types/dtypes.hpp"
 
 namespace ts::kernels {
@@ -57,40 +58,6 @@ void cublas_gemm(cublasHandle_t h, const void* a, const void* b, void* c, const 
                      CUDA_R_16BF, b_row_major ? (int)s.n : (int)s.k, a, CUDA_R_16BF, (int)s.k, &zero, c, c_type,
                      (int)s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
         "cublasGemmEx");
-}
-
-struct Timed {
-  double ours_ms, theirs_ms;
-};
-
-// Times `ours` and `theirs` alternately (ABAB...), so that both see the same clocks and power
-// state; returns both medians in ms.
-template <class F, class G>
-Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
-  for (int i = 0; i < 3; ++i) ours(i % sets), theirs(i % sets);  // warm-up: module load, handles, clocks
-  check(cudaDeviceSynchronize(), "warm-up");
-  auto time_one = [&](auto&& run, int i) {
-    check(cudaEventRecord(start), "cudaEventRecord");
-    run(i % sets);
-    check(cudaEventRecord(stop), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    return ms;
-  };
-  std::vector<float> a, b;
-  for (int i = 0; i < reps; ++i) {
-    a.push_back(time_one(ours, i));
-    b.push_back(time_one(theirs, i));
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::sort(a.begin(), a.end());
-  std::sort(b.begin(), b.end());
-  return {a[a.size() / 2], b[b.size() / 2]};
 }
 
 // The SM clock while our kernel runs in the power state the timed runs left: one more launch,

@@ -15,6 +15,7 @@
 #include "kernels/gemm/gemm_bench.hpp"  // random_bf16
 #include "kernels/gemm/gemm_launch.cuh"
 #include "kernels/stamps/recorded.hpp"
+#include "kernels/timing.cuh"
 
 namespace ts::kernels {
 namespace {
@@ -90,32 +91,13 @@ stamp::Recording record(uint32_t grid, uint32_t warps, const RecordOptions& opt,
   }
 }
 
-// Medians of the plain and the recorded launches, timed alternately.
+// Medians of the plain and the recorded launches, timed alternately on the same inputs.
 template <class Plain, class Recorded>
 void time_both(RecordedRun& run, int reps, Plain&& plain, Recorded&& recorded) {
   if (reps <= 0) return;
-  cudaEvent_t a, b;
-  check(cudaEventCreate(&a), "cudaEventCreate");
-  check(cudaEventCreate(&b), "cudaEventCreate");
-  for (int i = 0; i < 3; ++i) plain(), recorded();
-  check(cudaDeviceSynchronize(), "warm-up");
-  auto time_one = [&](auto&& f) {
-    check(cudaEventRecord(a), "cudaEventRecord");
-    f();
-    check(cudaEventRecord(b), "cudaEventRecord");
-    check(cudaEventSynchronize(b), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-    return double(ms);
-  };
-  std::vector<double> p, r;
-  for (int i = 0; i < reps; ++i) p.push_back(time_one(plain)), r.push_back(time_one(recorded));
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(p.begin(), p.end());
-  std::sort(r.begin(), r.end());
-  run.plain_ms = p[p.size() / 2];
-  run.recorded_ms = r[r.size() / 2];
+  const Timed t = median_ms_interleaved([&](int) { plain(); }, [&](int) { recorded(); }, 1, reps);
+  run.plain_ms = t.ours_ms;
+  run.recorded_ms = t.theirs_ms;
 }
 
 double median_clock_mhz(const stamp::Recording& r) {
