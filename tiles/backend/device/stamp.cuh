@@ -15,7 +15,6 @@
 #define TILESCOPE_STAMPS 0
 #endif
 
-
 #if TILESCOPE_STAMPS
 #include <cuda_runtime.h>
 #endif
@@ -56,15 +55,14 @@ __device__ inline uint32_t sm_id() {
 }
 
 // Whether this block records: arithmetic on the plan and the block index only, which the compiler
-// hoists out of the kernel's loops, so a block that does not record pays next to nothing per op.
+// can hoist out of the kernel's loops, so a block that does not record skips the shared-memory load.
 __device__ inline bool block_records() {
   const uint32_t b = blockIdx.x;
   return b >= g_plan.first && (b - g_plan.first) % g_plan.stride == 0 && (b - g_plan.first) / g_plan.stride < g_plan.blocks;
 }
 
-// The warp's entry, read as early as possible: the shared-memory load is slow next to wgmma's own
-// shared-memory traffic, and a load just before a record's store put that latency between a wait
-// and the next wgmma issue (measured: half again the GEMM's time).
+// The warp's entry, read when an op starts, so that for a wait the shared-memory load overlaps
+// the wait instead of following it.
 __device__ inline WarpState load_state() {
   if (!block_records()) return {-1, 0};
   return g_warp[threadIdx.x / 32];
