@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include "kernels/gemm/gemm_trace.hpp"
 #include "sim/engine.hpp"
@@ -110,6 +111,23 @@ TEST_CASE("measured: gemm.json rows are found by shape and configuration, others
   CHECK(find_measured(d, one.shape, one.cfg)->cfg.consumers == 2);
   one.cfg.consumers = 1;
   if (const MeasuredGemm* row = find_measured(d, one.shape, one.cfg)) CHECK(row->cfg.consumers == 1);
+}
+
+TEST_CASE("measured: a float where an integer belongs is one problem line, not a cast out of range", "[viz][measured]") {
+  // Found by fuzz/fuzz_measured under UBSan: nlohmann casts 1.6e82 to an integer without a check.
+  const auto file = std::filesystem::temp_directory_path() / "tilescope-measured-float.json";
+  {
+    std::ofstream out(file);
+    out << R"({"rows": [{"m": 1.6e82, "n": 64, "k": 64, "tflops": 1}], "summary": [{"m": 64, "n": 2.5, "k": 64,
+              "dram_bytes_read_mean": 1, "dram_bytes_read_min": 1, "dram_bytes_read_max": 1, "dram_bytes_write_mean": 1}]})";
+  }
+  const MeasuredData d = load_measured(file.string(), file.string(), "");
+  CHECK(d.gemm.empty());
+  CHECK(d.dram.empty());
+  REQUIRE(d.problems.size() == 2);
+  CHECK(d.problems[0].find("'m' is not an integer") != std::string::npos);
+  CHECK(d.problems[1].find("'n' is not an integer") != std::string::npos);
+  std::filesystem::remove(file);
 }
 
 TEST_CASE("the barrier event log is off by default and changes nothing when on", "[viz][sim]") {

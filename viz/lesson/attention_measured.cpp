@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/machine.hpp"
+#include "viz/lesson/json_fields.hpp"
 
 namespace ts::viz {
 
@@ -58,8 +59,8 @@ AttentionMeasurements load_attention_measurements(const std::string& json_file, 
       for (const auto& r : doc.at("rows")) {
         MeasuredAttention a;
         a.pass = r.at("pass").get<std::string>();
-        a.b = r.at("b").get<int64_t>(), a.h_q = r.at("h_q").get<int64_t>(), a.h_kv = r.value("h_kv", a.h_q);
-        a.n = r.at("n").get<int64_t>(), a.d = r.at("d").get<int64_t>(), a.causal = r.at("causal").get<bool>();
+        a.b = integer_at(r, "b"), a.h_q = integer_at(r, "h_q"), a.h_kv = integer_or(r, "h_kv", a.h_q);
+        a.n = integer_at(r, "n"), a.d = integer_at(r, "d"), a.causal = r.at("causal").get<bool>();
         a.median_ms = r.at("median_ms").get<double>(), a.tflops = r.at("tflops").get<double>();
         a.cudnn_tflops = r.value("cudnn_tflops", 0.0), a.fa2_tflops = r.value("fa2_tflops", 0.0);
         a.sm_clock_mhz = r.value("sm_clock_mhz", 0.0);

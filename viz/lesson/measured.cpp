@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/machine.hpp"
+#include "viz/lesson/json_fields.hpp"
 #include "tiles/sched/block_order.hpp"
 
 namespace ts::viz {
@@ -17,18 +18,18 @@ using nlohmann::json;
 
 kernels::GemmConfig config_of(const json& row) {
   kernels::GemmConfig cfg;
-  cfg.stages = row.value("stages", 4);
-  cfg.block_n = row.value("block_n", 256);
-  cfg.consumers = row.value("consumers", 2);  // rows from before the knob existed had two
+  cfg.stages = static_cast<int>(integer_or(row, "stages", 4));
+  cfg.block_n = static_cast<int>(integer_or(row, "block_n", 256));
+  cfg.consumers = static_cast<int>(integer_or(row, "consumers", 2));  // rows from before the knob existed had two
   cfg.persistent = row.value("persistent", true);
   cfg.b_row_major = row.value("b_row_major", true);
   cfg.out = row.value("out", std::string("bf16")) == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;
   cfg.order = sched::parse_order(row.value("order", std::string("grouped"))).value_or(sched::OrderSpec{});
-  if (cfg.order.order == sched::Order::grouped) cfg.order.group = row.value("group_size", 8);
+  if (cfg.order.order == sched::Order::grouped) cfg.order.group = static_cast<int>(integer_or(row, "group_size", 8));
   return cfg;
 }
 
-kernels::GemmShape shape_of(const json& row) { return {row.at("m").get<int64_t>(), row.at("n").get<int64_t>(), row.at("k").get<int64_t>()}; }
+kernels::GemmShape shape_of(const json& row) { return {integer_at(row, "m"), integer_at(row, "n"), integer_at(row, "k")}; }
 
 bool read_json(const std::string& path, json& doc, std::vector<std::string>& problems) {
   std::ifstream in(path);
@@ -102,7 +103,7 @@ MeasuredData load_measured(const std::string& gemm_json, const std::string& dram
         for (const auto& row : doc.at("summary"))
           d.dram.push_back({shape_of(row), config_of(row), row.at("dram_bytes_read_mean").get<double>(),
                             row.at("dram_bytes_read_min").get<double>(), row.at("dram_bytes_read_max").get<double>(),
-                            row.at("dram_bytes_write_mean").get<double>(), row.value("runs", 1), 0});
+                            row.at("dram_bytes_write_mean").get<double>(), static_cast<int>(integer_or(row, "runs", 1)), 0});
       } else {
         // No summary yet: one entry per launch.
         for (const auto& row : doc.at("rows")) {
