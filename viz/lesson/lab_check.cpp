@@ -137,7 +137,7 @@ void build_and_run(const LabSpec& lab, const fs::path& file, const fs::path& wor
   for (const auto& inc : cfg.includes)
     if (fs::exists(fs::path(inc) / "lab.hpp")) key += read_all(fs::path(inc) / "lab.hpp");
   for (const auto& l : cfg.link)
-    if (fs::exists(l)) key += std::to_string(fs::last_write_time(l).time_since_epoch().count());
+    if (fs::exists(l)) key += std::to_string(static_cast<long long>(fs::last_write_time(l).time_since_epoch().count()));
   const std::string stamp = hex(fnv1a(key));
   if (fs::exists(bin) && read_all(work / "lab.bin.key") == stamp) {
     r.compile.ok = true;
@@ -220,7 +220,7 @@ std::pair<fs::path, fs::path> reference_cache(const LabSpec& lab) {
   const BuildConfig cfg = load_build_config();
   std::string key = read_all(lab.solution) + read_all(lab.dir / "lab.json") + read_all(cfg.file);
   for (const auto& l : cfg.link)
-    if (fs::exists(l)) key += std::to_string(fs::last_write_time(l).time_since_epoch().count());
+    if (fs::exists(l)) key += std::to_string(static_cast<long long>(fs::last_write_time(l).time_since_epoch().count()));
   const fs::path work = cache_dir() / (lab.id + "-reference");
   return {work, work / ("reference-" + hex(fnv1a(key)) + ".json")};
 }
