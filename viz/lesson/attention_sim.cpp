@@ -37,15 +37,6 @@ uint64_t AttentionRun::work() const {
 
 namespace {
 
-double thread_cpu_ms() {
-#ifdef RUSAGE_THREAD
-  rusage u{};
-  getrusage(RUSAGE_THREAD, &u);
-  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
-#else
-  return 0;
-#endif
-}
 
 const sim::MachineSpec& machine_spec(const std::string& id) {
   static std::mutex lock;

@@ -77,17 +77,6 @@ std::optional<GemmRun> scene_run(const SceneState& state) {
 
 namespace {
 
-// CPU time of the calling thread, in ms: unlike wall time it does not grow when other processes
-// share the cores.
-double thread_cpu_ms() {
-#ifdef RUSAGE_THREAD
-  rusage u{};
-  getrusage(RUSAGE_THREAD, &u);
-  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
-#else
-  return 0;
-#endif
-}
 
 sim::EngineParams params_for(const std::string& machine, double clock_mhz) {
   static std::mutex lock;
@@ -252,6 +241,18 @@ void SimCache::work(bool quick_lane) {
     --running_;
     idle_.notify_all();
   }
+}
+
+// CPU time of the calling thread, in ms: unlike wall time it does not grow when other processes
+// share the cores.
+double thread_cpu_ms() {
+#ifdef RUSAGE_THREAD
+  rusage u{};
+  getrusage(RUSAGE_THREAD, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+#else
+  return 0;
+#endif
 }
 
 }  // namespace ts::viz

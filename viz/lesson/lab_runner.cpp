@@ -23,12 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_all(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -163,6 +157,13 @@ std::string signal_name(int sig) {
     case SIGKILL: return "SIGKILL (killed, e.g. out of memory)";
     default: return std::string("signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
   }
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
 }
 
 }  // namespace ts::lab

@@ -47,4 +47,7 @@ std::filesystem::path cache_dir();
 
 std::string signal_name(int sig);
 
+// A file's bytes ("" when it cannot be read).
+std::string read_all(const std::filesystem::path& p);
+
 }  // namespace ts::lab
