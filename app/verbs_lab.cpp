@@ -6,8 +6,13 @@
 #include <memory>
 
 #include "viz/lesson/lab_check.hpp"
+#include "viz/lesson/lab_gpu.hpp"
 #include "viz/lesson/lab_spec.hpp"
+#include "app/lab_gui.hpp"
 #include "app/verbs.hpp"
+#ifdef TILESCOPE_HAVE_GUI
+#include "viz/gui/lab_view.hpp"
+#endif
 
 namespace ts::app {
 
@@ -31,7 +36,54 @@ lab::LabSpec find_lab(const fs::path& dir, const std::string& id) {
   }
 }
 
+// A build without the host backend (no Boost.Context, e.g. the lent GPU machine's): the device
+// check alone, said so on the first line.
+int check_on_gpu_only(const lab::LabSpec& spec, const fs::path& file, const lab::CheckOptions& opt, bool json) {
+  const std::string no_cpu = "this build has no host backend (Boost.Context was not found when it was configured): "
+                             "no CPU check and no simulation, the GPU only";
+  lab::GpuCheck g = lab::check_gpu(spec, file, opt);
+  if (json) {
+    nlohmann::json j = {{"lab", spec.id}, {"file", file.string()}, {"cpu", {{"ran", false}, {"unavailable", no_cpu}}}, {"gpu", lab::gpu_json(g)}};
+    if (g.ran) {
+      j["status"] = lab::status_name(g.status);
+      j["exit_code"] = static_cast<int>(g.status);
+      j["passed"] = g.status == lab::Status::pass;
+    }
+    if (spec.target_cycles > 0) {
+      j["target_cycles"] = spec.target_cycles;
+      j["target_microseconds"] = spec.target_cycles / lab::simulated_clock_mhz();
+    }
+    std::cout << j.dump(1) << "\n";
+  } else {
+    std::cout << "lab " << spec.id << ": " << file.string() << "\ncpu       not run: " << no_cpu << "\n" << lab::format_gpu_text(g, spec, nullptr);
+  }
+  if (!g.ran) throw UsageError("--gpu: " + g.unavailable + ", and " + no_cpu.substr(0, no_cpu.find(':')) + ": nothing could check the kernel");
+  return static_cast<int>(g.status);
+}
+
 }  // namespace
+
+std::string open_lab_in_gui(const LabGuiArgs& a) {
+#ifdef TILESCOPE_HAVE_GUI
+  const fs::path dir = a.labs_dir.empty() ? lab::default_labs_dir() : fs::path(a.labs_dir);
+  const lab::LabSpec spec = find_lab(dir, a.id);
+  const fs::path file = a.file.empty() ? fs::path(spec.id + ".cpp") : fs::path(a.file);
+  if (!fs::exists(file)) throw UsageError(file.string() + ": no such file (tilescope lab start " + spec.id + " makes one)");
+  lab::CheckResult r;
+  try {
+    r = lab::check_lab(spec, file, {});
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+  viz::open_lab(dir, spec.id, file, &r);
+  const std::string text = lab::format_text(r);
+  const auto last = text.rfind('\n', text.size() - 2);
+  return text.substr(last == std::string::npos ? 0 : last + 1, text.size() - (last == std::string::npos ? 0 : last + 1) - 1);
+#else
+  (void)a;
+  throw UsageError("this build has no GUI, so it cannot draw a lab");
+#endif
+}
 
 VerbRun add_lab_verb(CLI::App& cli) {
   struct Args {
@@ -89,20 +141,45 @@ VerbRun add_lab_verb(CLI::App& cli) {
     lab::CheckOptions opt;
     opt.with_reference = !a->no_reference;
     opt.time_limit_s = a->time_limit;
+    lab::BuildConfig cfg;
+    try {
+      cfg = lab::load_build_config();
+    } catch (const std::exception& e) {
+      throw UsageError(e.what());
+    }
+    if (!cfg.host && a->gpu) return check_on_gpu_only(spec, file, opt, a->json);
     lab::CheckResult r;
     try {
       r = lab::check_lab(spec, file, opt);
     } catch (const std::exception& e) {  // the check could not run at all (no build configuration, ...)
       throw UsageError(e.what());
     }
-    if (a->json) std::cout << lab::to_json(r).dump(1) << "\n";
-    else std::cout << lab::format_text(r);
-    if (a->gpu) {
-      // The device build of a lab needs nvcc and a Hopper GPU; the CPU check above stands either way.
-      if (!fs::exists("/dev/nvidia0")) std::cerr << "tilescope: --gpu: this machine has no NVIDIA GPU; the check above ran on the CPU only\n";
-      else std::cerr << "tilescope: --gpu: running labs on the device is not built yet; the check above ran on the CPU only\n";
+    if (!a->json) std::cout << lab::format_text(r) << std::flush;
+    if (!a->gpu) {
+      if (a->json) std::cout << lab::to_json(r).dump(1) << "\n";
+      return static_cast<int>(r.status);
     }
-    return static_cast<int>(r.status);
+    // The device run follows a CPU check that compiled and ran to the end (right, wrong or slow): a
+    // kernel that crashed, deadlocked or threw on the CPU would do no better on the GPU.
+    lab::GpuCheck g;
+    g.unavailable = lab::gpu_unavailable(cfg);
+    const bool ran_to_end = r.status == lab::Status::pass || r.status == lab::Status::wrong || r.status == lab::Status::slow;
+    if (g.unavailable.empty() && ran_to_end) g = lab::check_gpu(spec, file, opt);
+    else if (g.unavailable.empty()) g.unavailable = "not run on the GPU, since the CPU check failed (" + lab::status_name(r.status) + ")";
+    if (a->json) {
+      auto j = lab::to_json(r);
+      j["gpu"] = lab::gpu_json(g);
+      std::cout << j.dump(1) << "\n";
+    } else if (g.ran) {
+      std::cout << lab::format_gpu_text(g, spec, &r);
+    }
+    if (!g.ran) {
+      std::cerr << "tilescope: --gpu: " << g.unavailable << "; the check ran on the CPU only\n";
+      return static_cast<int>(r.status);
+    }
+    // The CPU's verdict first (its status names what to fix); a kernel right on the CPU and wrong
+    // on the GPU fails with the GPU's.
+    return r.status != lab::Status::pass ? static_cast<int>(r.status) : static_cast<int>(g.status);
   };
 }
 

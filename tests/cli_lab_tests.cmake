@@ -91,6 +91,21 @@ if(NOT first_row EQUAL 0 OR NOT passed STREQUAL "OFF")
   message(FATAL_ERROR "lab check --json: unexpected result:\n${last_stdout}")
 endif()
 
+# --gpu where it cannot run (no GPU here, or a build without nvcc): one line on stderr says why, and
+# the CPU check's report and exit status stand; --json says so in its "gpu" object.
+if(NOT EXISTS /dev/nvidia0)
+  expect_cli(1 "tilescope: --gpu: " ${env} ARGS ${check}/wrong.cpp --gpu)
+  if(NOT last_stdout MATCHES "WRONG     M=128 N=128" OR NOT last_stderr MATCHES "the check ran on the CPU only")
+    message(FATAL_ERROR "lab check --gpu without a GPU:\nstdout: ${last_stdout}\nstderr: ${last_stderr}")
+  endif()
+  expect_cli(1 "\"status\": \"wrong\"" ${env} ARGS ${check}/wrong.cpp --gpu --json)
+  string(JSON gpu_ran GET "${last_stdout}" gpu ran)
+  string(JSON gpu_why GET "${last_stdout}" gpu unavailable)
+  if(NOT gpu_ran STREQUAL "OFF" OR gpu_why STREQUAL "")
+    message(FATAL_ERROR "lab check --gpu --json without a GPU: unexpected gpu object:\n${last_stdout}")
+  endif()
+endif()
+
 # A broken lab.json names its file and line; the other labs are still listed.
 file(COPY ${LABS}/tma-copy DESTINATION ${WORK}/labs)
 file(COPY ${LABS}/tma-copy/ DESTINATION ${WORK}/labs/broken)

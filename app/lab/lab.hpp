@@ -8,6 +8,8 @@
 // once per checked shape on real data (functional mode: the result is compared with the lab's
 // reference) and once on the simulated shape in trace mode (the op streams the simulator replays).
 // The same call runs both: a launch function only reads parameters, builds globals and launches.
+// `lab check --gpu` compiles the same file with nvcc against the device backend and links it with
+// app/lab/gpu_harness.cu: there run.launch is a CUDA launch on device memory, timed by events.
 //
 // A kernel K is either a pipeline kernel (tiles/sched/pipeline.hpp) or a plain one:
 //   static constexpr int warps;                 warps per block
@@ -25,7 +27,9 @@
 #include "viz/lesson/lab_trace_io.hpp"
 #include "tiles/sched/pipeline.hpp"
 #include "tiles/tiles.hpp"
-#if !defined(__CUDACC__)
+#if defined(__CUDACC__)
+#include "kernels/pipeline_launch.cuh"
+#else
 #include "tiles/backend/host/launch.hpp"
 #include "tiles/backend/host/trace.hpp"
 #endif
@@ -82,7 +86,8 @@ class Run {
   template <class T> gl<T> out(const std::string& name) { return as_gl<T>(tensor(name, true)); }
   bool tracing() const { return tracing_; }
 
-  // Launches `grid` blocks of K on the host backend: computed in functional mode, recorded in trace mode.
+  // Launches `grid` blocks of K on the host backend: computed in functional mode, recorded in trace
+  // mode. Under nvcc (the --gpu check): on the device, and the kernel's time added to kernel_ms().
   template <class K> void launch(int grid, const typename K::globals& g);
 
   // --- used by the harness, not by lab files ---
@@ -94,6 +99,9 @@ class Run {
   Run(std::vector<Param> params, std::vector<Tensor>* inputs, std::vector<Tensor>* outputs, bool tracing)
       : params_(std::move(params)), inputs_(inputs), outputs_(outputs), tracing_(tracing) {}
   std::vector<Launch>& launches() { return launches_; }
+  double kernel_ms() const { return kernel_ms_; }  // device: the launches' time since the last reset
+  int kernel_launches() const { return kernel_launches_; }
+  void reset_timing() { kernel_ms_ = 0, kernel_launches_ = 0; }
 
  private:
   Tensor& tensor(const std::string& name, bool output);
@@ -105,12 +113,19 @@ class Run {
   void check_launch(int grid, std::size_t smem_bytes, int warps);
 #if !defined(__CUDACC__)
   template <class Body> void run_blocks(int grid, int warps, std::size_t bytes, Body body);
+#else
+  // Around each device launch (app/lab/gpu_harness.cu): an event before; after, an event, a
+  // synchronize that turns a fault into a named error, and the time between the two.
+  void device_begin();
+  void device_end(const char* what);
 #endif
   std::vector<Param> params_;
   std::vector<Tensor>* inputs_;
   std::vector<Tensor>* outputs_;
   bool tracing_;
   std::vector<Launch> launches_;
+  double kernel_ms_ = 0;
+  int kernel_launches_ = 0;
 };
 
 #if !defined(__CUDACC__)
@@ -177,6 +192,36 @@ void Run::launch(int grid, const typename K::globals& g) {
   } else {
     run_blocks(grid, sched::pipeline_threads<K>() / 32, sched::pipeline_smem_bytes<K>(),
                [&g](char* smem) { sched::run_pipeline<K>(g, smem); });
+  }
+}
+#else  // __CUDACC__: the device launch
+
+namespace detail {
+// A plain kernel on the device: every warp of the block runs K::run on the block's shared memory,
+// its base aligned to 1024 bytes (the 128-byte swizzle's period) as on the host.
+template <class K>
+__global__ void __launch_bounds__(K::warps * 32, 1) plain_kernel(const __grid_constant__ typename K::globals g) {
+  extern __shared__ __align__(1024) char smem[];
+  auto* base = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(smem) + 1023) & ~std::uintptr_t{1023});
+  K::run(g, *reinterpret_cast<typename K::shared*>(base));
+}
+}  // namespace detail
+
+template <class K>
+void Run::launch(int grid, const typename K::globals& g) {
+  if constexpr (PlainKernel<K>) {
+    constexpr std::size_t bytes = sizeof(typename K::shared) + 1024;  // + slack to align the base
+    check_launch(grid, bytes, K::warps);
+    const cudaError_t e = cudaFuncSetAttribute(detail::plain_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    if (e != cudaSuccess) fail(std::string("launch: cudaFuncSetAttribute(shared memory): ") + cudaGetErrorString(e));
+    device_begin();
+    detail::plain_kernel<K><<<grid, K::warps * 32, bytes>>>(g);
+    device_end("the kernel");
+  } else {  // the kernels' own pipeline launcher (kernels/pipeline_launch.cuh)
+    check_launch(grid, sched::pipeline_smem_bytes<K>(), sched::pipeline_threads<K>() / 32);
+    device_begin();
+    kernels::launch_pipeline<K>(g, grid, nullptr, nullptr, "lab kernel");
+    device_end("the pipeline kernel");
   }
 }
 #endif

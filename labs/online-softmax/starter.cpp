@@ -22,13 +22,13 @@ struct attention_lab {
 
   static TS_KERNEL_FN void run(const globals& g, shared& s) {
     const int qb = block_index();
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       init(s.q_full, 1);
       init(s.kv_full, 1);
       fence_barrier_init();
     }
     block_sync();
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       expect_bytes(s.q_full, tile::bytes);
       tma::load_async(s.q, g.q, {0, 0, qb, 0}, s.q_full);
     }
@@ -41,7 +41,7 @@ struct attention_lab {
     zero(l);
     fill(m, -INFINITY);
     for (int j = 0; j < g.kv_blocks; ++j) {
-      if (warpid() == 0) {
+      if (warpid() == 0 && elect_one()) {
         expect_bytes(s.kv_full, 2 * tile::bytes);
         tma::load_async(s.k, g.k, {0, 0, j, 0}, s.kv_full);
         tma::load_async(s.v, g.v, {0, 0, j, 0}, s.kv_full);
@@ -69,7 +69,7 @@ struct attention_lab {
     warpgroup::store(s.o, o);
     fence_async_shared();
     warpgroup::sync(0);
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       tma::store_async(g.o, s.o, {0, 0, qb, 0});
       tma::store_async_wait<0>();
     }

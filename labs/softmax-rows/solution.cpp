@@ -17,12 +17,12 @@ struct softmax_tile {
 
   static TS_KERNEL_FN void run(const globals& g, shared& s) {
     const int tile_row = block_index();
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       init(s.full, 1);
       fence_barrier_init();
     }
     block_sync();
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       expect_bytes(s.full, tile::bytes);
       tma::load_async(s.in, g.x, {0, 0, tile_row, 0}, s.full);
     }
@@ -43,7 +43,7 @@ struct softmax_tile {
     warp::store(s.out, in, 16 * warpid(), 0);
     fence_async_shared();
     block_sync();
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       tma::store_async(g.y, s.out, {0, 0, tile_row, 0});
       tma::store_async_wait<0>();
     }

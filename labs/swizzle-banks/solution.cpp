@@ -17,12 +17,12 @@ struct relu_tile {
 
   static TS_KERNEL_FN void run(const globals& g, shared& s) {
     const int tile_row = block_index() / g.tiles_n, tile_col = block_index() % g.tiles_n;
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       init(s.full, 1);
       fence_barrier_init();
     }
     block_sync();
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       expect_bytes(s.full, tile::bytes);
       tma::load_async(s.in, g.x, {0, 0, tile_row, tile_col}, s.full);
     }
@@ -33,7 +33,7 @@ struct relu_tile {
     warp::store(s.out, r, 16 * warpid(), 0);
     fence_async_shared();  // the warps' shared writes, visible to TMA
     block_sync();
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {
       tma::store_async(g.y, s.out, {0, 0, tile_row, tile_col});
       tma::store_async_wait<0>();
     }

@@ -17,13 +17,20 @@ struct tile_copy {
 
   static TS_KERNEL_FN void run(const globals& g, shared& s) {
     const int tile_row = block_index() / g.tiles_n, tile_col = block_index() % g.tiles_n;
-    init(s.full, 1);
-    fence_barrier_init();
-    expect_bytes(s.full, tile::bytes);
-    tma::load_async(s.t, g.in, {0, 0, tile_row, tile_col}, s.full);
+    if (elect_one()) {  // one lane acts for the warp (on the CPU a warp is one thread: always true)
+      init(s.full, 1);
+      fence_barrier_init();
+    }
+    warp::sync();  // the other lanes see the initialised barrier before they wait on it
+    if (elect_one()) {
+      expect_bytes(s.full, tile::bytes);
+      tma::load_async(s.t, g.in, {0, 0, tile_row, tile_col}, s.full);
+    }
     wait(s.full, 0);
-    tma::store_async(g.out, s.t, {0, 0, tile_row, tile_col});
-    tma::store_async_wait<0>();
+    if (elect_one()) {
+      tma::store_async(g.out, s.t, {0, 0, tile_row, tile_col});
+      tma::store_async_wait<0>();
+    }
   }
 };
 

@@ -18,14 +18,18 @@ struct tile_copy {
 
   static TS_KERNEL_FN void run(const globals& g, shared& s) {
     const int tile_row = block_index() / g.tiles_n, tile_col = block_index() % g.tiles_n;
-    init(s.full, 1);
-    fence_barrier_init();
+    if (elect_one()) {  // one lane acts for the warp (on the CPU a warp is one thread: always true)
+      init(s.full, 1);
+      fence_barrier_init();
+    }
+    warp::sync();  // the other lanes see the initialised barrier before they wait on it
     // TODO(1): announce the tile's bytes on s.full (expect_bytes) and start the TMA load of tile
-    //          (tile_row, tile_col) of g.in into s.t, completing on s.full.
+    //          (tile_row, tile_col) of g.in into s.t, completing on s.full. One lane of the warp
+    //          does both, as above: if (elect_one()) { ... }
 
     // TODO(2): wait until phase 0 of s.full has completed.
 
-    // TODO(3): store s.t into tile (tile_row, tile_col) of g.out, and wait for the store.
+    // TODO(3): store s.t into tile (tile_row, tile_col) of g.out, and wait for the store (one lane).
     (void)tile_row, (void)tile_col;
   }
 };

@@ -24,11 +24,14 @@ struct mma16 {
 
   static TS_KERNEL_FN void run(const globals& g, shared& s) {
     const int tm = block_index() / g.tiles_n, tn = block_index() % g.tiles_n;
-    init(s.full, 1);
-    fence_barrier_init();
-    expect_bytes(s.full, a_tile::bytes + b_tile::bytes);
-    tma::load_async(s.a, g.a, {0, 0, tm, 0}, s.full);
-    tma::load_async(s.b, g.b, {0, 0, 0, tn}, s.full);
+    if (elect_one()) {  // one lane acts for the warp (on the CPU a warp is one thread: always true)
+      init(s.full, 1);
+      fence_barrier_init();
+      expect_bytes(s.full, a_tile::bytes + b_tile::bytes);
+      tma::load_async(s.a, g.a, {0, 0, tm, 0}, s.full);
+      tma::load_async(s.b, g.b, {0, 0, 0, tn}, s.full);
+    }
+    warp::sync();  // the other lanes wait on an initialised barrier
     wait(s.full, 0);
     rt_bf<16, 16> a;          // the mma's A operand: row layout
     rt_bf<16, 16, col_l> b;   // its B operand: column layout (ldmatrix.trans from the row-major tile)
@@ -41,8 +44,11 @@ struct mma16 {
     }
     warp::store(s.c, c);
     fence_async_shared();
-    tma::store_async(g.c, s.c, {0, 0, tm, tn});
-    tma::store_async_wait<0>();
+    warp::sync();  // every lane's part of s.c is written before one lane stores the tile
+    if (elect_one()) {
+      tma::store_async(g.c, s.c, {0, 0, tm, tn});
+      tma::store_async_wait<0>();
+    }
   }
 };
 

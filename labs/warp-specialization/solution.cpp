@@ -29,7 +29,7 @@ struct ws_gemm {
 
   static TS_KERNEL_FN void run(const globals& g, shared& s) {
     const int tm = block_index() / g.tiles_n, tn = block_index() % g.tiles_n;
-    if (warpid() == 0) {
+    if (warpid() == 0 && elect_one()) {  // one thread initialises (on the GPU every lane would)
       for (int i = 0; i < stages; ++i) {
         init(s.full[i], 1);                 // the producer's expect_bytes
         init(s.empty[i], 4 * consumers);    // one arrival per consumer warp
@@ -41,7 +41,7 @@ struct ws_gemm {
     if (warpgroup::groupid() == consumers) {  // the producer
       // 40 registers per thread are plenty to issue TMA: the consumers get the rest.
       warpgroup::decrease_registers<40>();
-      if (warpgroup::warpid() == 0) {
+      if (warpgroup::warpid() == 0 && elect_one()) {  // one thread issues the TMA loads
         for (int k = 0; k < g.k_iters; ++k) {
           const int st = k % stages;
           const uint32_t phase = (k / stages) & 1;
@@ -63,9 +63,9 @@ struct ws_gemm {
       warpgroup::mma_AB(acc, s.ring[st].a[consumer], s.ring[st].b, k > 0);
       warpgroup::mma_commit_group();
       warpgroup::mma_async_wait<0>(acc);
-      arrive(s.empty[st]);  // this warp is done with the stage
+      if (elect_one()) arrive(s.empty[st]);  // this warp is done with the stage: one arrival per warp
     }
-    const bool leader = warpgroup::warpid() == 0;
+    const bool leader = warpgroup::warpid() == 0 && elect_one();
     for (int j = 0; j < block_n / 32; ++j) {
       if (leader) tma::store_async_read_wait<0>();
       warpgroup::sync(consumer);

@@ -30,18 +30,16 @@ std::string status_name(Status s) {
   return "error";
 }
 
-namespace {
-
-
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+std::string key_hash(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(h));
+  return b;
 }
 
-std::string hex(uint64_t v) {
-  char b[17];
-  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
-  return b;
+fs::path check_work_dir(const LabSpec& lab, const fs::path& file) {
+  return cache_dir() / (lab.id + "-" + key_hash(fs::absolute(file).lexically_normal().string()));
 }
 
 json shape_json(const LabSpec& lab, const Params& p) {
@@ -56,6 +54,8 @@ json shape_json(const LabSpec& lab, const Params& p) {
     }
   return s;
 }
+
+namespace {
 
 // A recorded launch as the simulator's grid.
 class RecordedGrid final : public sim::GridTrace {
@@ -124,6 +124,9 @@ json sim_json(const SimSummary& s) {
 // Compiles and runs `file` for `lab` in `work`; fills r up to the simulation.
 void build_and_run(const LabSpec& lab, const fs::path& file, const fs::path& work, CheckResult& r) {
   const BuildConfig cfg = load_build_config();
+  if (!cfg.host)
+    throw std::runtime_error("this build of TileScope has no host backend (Boost.Context was not found when " + cfg.file.parent_path().string() +
+                             " was configured): the CPU check cannot run here" + (cfg.gpu ? "; --gpu runs the kernel on the GPU" : ""));
   fs::create_directories(work);
   const fs::path bin = work / "lab.bin";
   // The same file, headers and build as the binary already there: no need to compile again.
@@ -132,7 +135,7 @@ void build_and_run(const LabSpec& lab, const fs::path& file, const fs::path& wor
     if (fs::exists(fs::path(inc) / "lab.hpp")) key += read_all(fs::path(inc) / "lab.hpp");
   for (const auto& l : cfg.link)
     if (fs::exists(l)) key += std::to_string(static_cast<long long>(fs::last_write_time(l).time_since_epoch().count()));
-  const std::string stamp = hex(fnv1a(key));
+  const std::string stamp = key_hash(key);
   if (fs::exists(bin) && read_all(work / "lab.bin.key") == stamp) {
     r.compile.ok = true;
     r.compile.cached = true;
@@ -216,7 +219,7 @@ std::pair<fs::path, fs::path> reference_cache(const LabSpec& lab) {
   for (const auto& l : cfg.link)
     if (fs::exists(l)) key += std::to_string(static_cast<long long>(fs::last_write_time(l).time_since_epoch().count()));
   const fs::path work = cache_dir() / (lab.id + "-reference");
-  return {work, work / ("reference-" + hex(fnv1a(key)) + ".json")};
+  return {work, work / ("reference-" + key_hash(key) + ".json")};
 }
 
 // The reference solution's simulation: replayed from the cache, else built, run and cached.
@@ -247,7 +250,7 @@ CheckResult check_lab(const LabSpec& lab, const fs::path& file, const CheckOptio
   r.file = file.string();
   r.target_cycles = lab.target_cycles;
   if (!fs::exists(file)) throw std::runtime_error(file.string() + ": no such file (tilescope lab start " + lab.id + " makes one)");
-  const fs::path work = cache_dir() / (lab.id + "-" + hex(fnv1a(fs::absolute(file).lexically_normal().string())));
+  const fs::path work = check_work_dir(lab, file);
   LabSpec limited = lab;
   if (opt.time_limit_s > 0) limited.time_limit_s = opt.time_limit_s;
   build_and_run(limited, file, work, r);
@@ -275,23 +278,14 @@ CheckResult check_lab(const LabSpec& lab, const fs::path& file, const CheckOptio
   return r;
 }
 
-std::string format_text(const CheckResult& r) {
+std::string format_checks(const json& checks, const std::string& indent) {
   std::ostringstream o;
   char buf[512];
-  o << "lab " << r.lab << ": " << r.file << "\n";
-  if (r.status == Status::compile_error) {
-    o << "compile   FAILED (" << std::lround(r.compile.seconds * 10) / 10.0 << " s):\n" << r.compile.diagnostics;
-    if (r.compile.diagnostics.empty() || r.compile.diagnostics.back() != '\n') o << "\n";
-  } else {
-    if (r.compile.cached) std::snprintf(buf, sizeof buf, "compile   ok (unchanged since the last check)\n");
-    else std::snprintf(buf, sizeof buf, "compile   ok (%.1f s)\n", r.compile.seconds);
-    o << buf;
-  }
-  for (const auto& c : r.checks) {
+  for (const auto& c : checks) {
     if (c.value("ok", false)) {
       std::snprintf(buf, sizeof buf, "correct   %s: all %llu elements within tolerance (largest error %.3g)\n",
                     params_text(c["params"]).c_str(), static_cast<unsigned long long>(c.value("elements", 0ull)), c.value("max_abs_err", 0.0));
-      o << buf;
+      o << indent << buf;
     } else if (c.contains("first")) {
       const json& f = c["first"];
       const auto text = [](const json& v) {
@@ -309,9 +303,25 @@ std::string format_text(const CheckResult& r) {
                     f.value("col", 0), f.value("tile_row", 0), f.value("tile_col", 0), f.value("tile_rows", 0), f.value("tile_cols", 0),
                     f.value("row", 0) % std::max(1, f.value("tile_rows", 1)), f.value("col", 0) % std::max(1, f.value("tile_cols", 1)),
                     got.c_str(), expected.c_str());
-      o << buf;
+      o << indent << buf;
     }
   }
+  return o.str();
+}
+
+std::string format_text(const CheckResult& r) {
+  std::ostringstream o;
+  char buf[512];
+  o << "lab " << r.lab << ": " << r.file << "\n";
+  if (r.status == Status::compile_error) {
+    o << "compile   FAILED (" << std::lround(r.compile.seconds * 10) / 10.0 << " s):\n" << r.compile.diagnostics;
+    if (r.compile.diagnostics.empty() || r.compile.diagnostics.back() != '\n') o << "\n";
+  } else {
+    if (r.compile.cached) std::snprintf(buf, sizeof buf, "compile   ok (unchanged since the last check)\n");
+    else std::snprintf(buf, sizeof buf, "compile   ok (%.1f s)\n", r.compile.seconds);
+    o << buf;
+  }
+  o << format_checks(r.checks);
   if (r.sim) {
     const auto& s = *r.sim;
     std::snprintf(buf, sizeof buf, "time      simulated %.2f us (%.0f cycles at %.0f MHz)", s.microseconds, s.cycles, s.clock_mhz);

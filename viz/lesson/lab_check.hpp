@@ -51,6 +51,15 @@ struct CheckOptions {
 CheckResult check_lab(const LabSpec& lab, const std::filesystem::path& file, const CheckOptions& opt = {});
 
 std::string format_text(const CheckResult& r);
+// The per-shape lines of a result's checks ("correct ..." or "WRONG ... the first is ..."), each after `indent`.
+std::string format_checks(const nlohmann::json& checks, const std::string& indent = "");
+
+// Where a check of `file` for `lab` builds and runs: the cache folder, one per lab and file.
+std::filesystem::path check_work_dir(const LabSpec& lab, const std::filesystem::path& file);
+// A short hex key of some bytes (what the compile caches compare).
+std::string key_hash(const std::string& s);
+// A shape of the lab as the harness's plan names it: params, inputs and outputs with their sizes.
+nlohmann::json shape_json(const LabSpec& lab, const Params& p);
 nlohmann::json to_json(const CheckResult& r);
 
 }  // namespace ts::lab

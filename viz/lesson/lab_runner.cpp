@@ -43,13 +43,23 @@ BuildConfig load_build_config() {
     const auto j = nlohmann::json::parse(read_all(file));
     BuildConfig c;
     c.file = file;
-    c.cxx = j.at("cxx");
-    c.flags = j.at("flags").get<std::vector<std::string>>();
-    c.includes = j.at("includes").get<std::vector<std::string>>();
-    c.defines = j.at("defines").get<std::vector<std::string>>();
-    c.link = j.at("link").get<std::vector<std::string>>();
-    c.memory_limit_mb = j.value("memory_limit_mb", uint64_t{0});
-    for (const auto& l : c.link)
+    c.host = j.contains("cxx");
+    if (c.host) {
+      c.cxx = j.at("cxx");
+      c.flags = j.at("flags").get<std::vector<std::string>>();
+      c.includes = j.at("includes").get<std::vector<std::string>>();
+      c.defines = j.at("defines").get<std::vector<std::string>>();
+      c.link = j.at("link").get<std::vector<std::string>>();
+      c.memory_limit_mb = j.value("memory_limit_mb", uint64_t{0});
+    }
+    if (j.contains("gpu")) {
+      const auto& g = j.at("gpu");
+      c.gpu = GpuBuildConfig{g.at("nvcc"), g.at("flags").get<std::vector<std::string>>(), g.at("includes").get<std::vector<std::string>>(),
+                             g.at("link").get<std::vector<std::string>>()};
+    }
+    std::vector<std::string> libs = c.link;
+    if (c.gpu) libs.insert(libs.end(), c.gpu->link.begin(), c.gpu->link.end());
+    for (const auto& l : libs)
       if (!l.empty() && l[0] == '/' && !fs::exists(l))
         throw std::runtime_error("it names " + l + ", which does not exist (build the tilescope target first)");
     return c;

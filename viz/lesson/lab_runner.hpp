@@ -4,16 +4,25 @@
 // folders, the harness library and Boost.Context), never from paths written into the source.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ts::lab {
 
+// `lab check --gpu`: nvcc, its flags and include folders, the device harness library.
+struct GpuBuildConfig {
+  std::string nvcc;
+  std::vector<std::string> flags, includes, link;
+};
+
 struct BuildConfig {
+  bool host = true;  // the host backend was built (Boost.Context): the CPU check can run
   std::string cxx;
   std::vector<std::string> flags, includes, defines, link;  // link: harness library, then libraries
   uint64_t memory_limit_mb = 0;                               // the check's address-space limit (0: none)
   std::filesystem::path file;                                 // where this was read from
+  std::optional<GpuBuildConfig> gpu;                          // where the build had CUDA
 };
 
 // $TILESCOPE_LAB_BUILD, else the lab_build.json of the build this binary came from. Throws
