@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/lab_gui.hpp"
 #include "app/lessons_folder.hpp"
 #ifdef TILESCOPE_HAVE_GUI
 #include "viz/gui/gui.hpp"
@@ -36,11 +37,12 @@ VerbRun add_render_verb(CLI::App& cli) {
     bool teacher = false, present = false;
     uint64_t seed = 1;
     float zoom = 1;
+    LabGuiArgs lab;
   };
   auto args = std::make_shared<Args>();
   auto* cmd = cli.add_subcommand("render", "Draw one lesson step, the whole app frame, to a PNG without a window");
-  cmd->add_option("--lesson", args->lesson, "Lesson id (see: tilescope lessons)")->required();
-  cmd->add_option("--step", args->step, "Step number, from 1")->required();
+  cmd->add_option("--lesson", args->lesson, "Lesson id (see: tilescope lessons); required unless --lab");
+  auto* step_option = cmd->add_option("--step", args->step, "Step number, from 1 (with --lesson)");
   cmd->add_option("--out", args->out, "PNG file to write")->required();
   cmd->add_option("--size", args->size, "WIDTHxHEIGHT in pixels")->capture_default_str();
   cmd->add_option("--frames", args->frames, "Frames timed after 3 warm-up frames")->capture_default_str();
@@ -52,8 +54,15 @@ VerbRun add_render_verb(CLI::App& cli) {
   cmd->add_option("--seed", args->seed, "An exercise step: the seed its question is drawn with (not 0)")->capture_default_str();
   cmd->add_option("--zoom", args->zoom, "Draw everything this many times larger, as for a projector (1 to 3)")->capture_default_str();
   cmd->add_flag("--present", args->present, "Draw it in presentation mode (scene and text fill the frame), as the app's F5");
-  return [cmd, args]() -> int {
+  cmd->add_option("--lab", args->lab.id, "Draw a kernel lab's view after checking your file, as the app's Labs section shows it");
+  cmd->add_option("--file", args->lab.file, "--lab: the kernel file checked (default: ./ID.cpp)");
+  return [cmd, args, step_option]() -> int {
     if (!cmd->parsed()) return -1;
+    const bool lab = !args->lab.id.empty();
+    if (lab && !args->lesson.empty()) throw UsageError("--lab draws a lab: give it without --lesson");
+    if (!lab && !args->lab.file.empty()) throw UsageError("--file goes with --lab ID");
+    if (!lab && args->lesson.empty()) throw UsageError("--lesson is required (or --lab ID)");
+    if (!lab && step_option->count() == 0) throw UsageError("--step is required with --lesson");
 #ifndef TILESCOPE_HAVE_GUI
     throw UsageError("this build has no GUI, so it cannot render (it needs GLFW, Dear ImGui, stb and md4c at build time)");
 #endif
@@ -63,6 +72,10 @@ VerbRun add_render_verb(CLI::App& cli) {
     if (!(args->sim_wait >= 0)) throw UsageError("--sim-wait must be 0 or more seconds");
     if (std::filesystem::path(args->out).extension() != ".png") throw UsageError("--out '" + args->out + "' must end in .png");
     viz::LessonSet set = load_lessons_or_usage_error(args->lessons_dir);
+    if (lab) {  // a lab's view is drawn over the first lesson's first step (the frame behind it)
+      if (set.lessons.empty()) throw UsageError("--lab draws over the lesson app, and no lesson loaded");
+      args->lesson = set.lessons.front().id, args->step = 1;
+    }
     const int lesson = viz::find_lesson(set, args->lesson);
     if (lesson < 0) {
       std::string ids;
@@ -76,6 +89,7 @@ VerbRun add_render_verb(CLI::App& cli) {
 #ifdef TILESCOPE_HAVE_GUI
     if (args->seed == 0) throw UsageError("--seed must not be 0");
     if (!(args->zoom >= 1 && args->zoom <= 3)) throw UsageError("--zoom must be from 1 to 3");
+    const std::string lab_result = lab ? open_lab_in_gui(args->lab) : "";  // the check runs before any window opens
     viz::HeadlessRenderer renderer(std::move(set));
     renderer.set_simulation_wait(args->sim_wait);
     viz::Classroom classroom;
@@ -93,8 +107,9 @@ VerbRun add_render_verb(CLI::App& cli) {
     viz::write_png(args->out, frame);
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.2f", frame.median_ms);
-    std::cout << "wrote " << args->out << " (" << width << "x" << height << "), lesson " << args->lesson << " step "
-              << args->step << "; frame time " << ms << " ms (median of " << frame.frame_ms.size()
+    std::cout << "wrote " << args->out << " (" << width << "x" << height << "), "
+              << (lab ? "lab " + args->lab.id + " (" + lab_result + ")" : "lesson " + args->lesson + " step " + std::to_string(args->step))
+              << "; frame time " << ms << " ms (median of " << frame.frame_ms.size()
               << " frames after 3 warm-up frames, " << renderer.renderer_name() << ")\n";
     if (frame.simulations_pending)
       std::cout << "note: " << frame.simulations_pending << " simulation(s) still running after --sim-wait "
