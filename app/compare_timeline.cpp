@@ -24,35 +24,71 @@ void print_interval(const char* what, double measured, double simulated) {
 
 }  // namespace
 
-int compare_timeline(const TimelineCompareArgs& a, const sim::MachineSpec& machine) {
+// Both timelines as one Chrome trace: the measured SMs first ("measured: SM 124", their process ids
+// moved past the simulated ones so that the GPU's SM ids and the simulator's cannot collide), then
+// the simulated ("simulated: SM 0"); each keeps its own clock, both from their first span.
+std::string side_by_side_json(const sim::Timeline& measured, const sim::Timeline& simulated) {
+  constexpr int kMeasuredPid = 100000;
+  nlohmann::json out = {{"traceEvents", nlohmann::json::array()}, {"displayTimeUnit", "ns"}};
+  nlohmann::json other = {{"tilescope", 1}, {"source", "measured and simulated"}};
+  for (const sim::Timeline* t : {&measured, &simulated}) {
+    const bool is_measured = t == &measured;
+    nlohmann::json one = nlohmann::json::parse(sim::timeline_json(*t));
+    for (nlohmann::json& e : one["traceEvents"]) {
+      const int pid = e.value("pid", 0);
+      e["pid"] = is_measured ? kMeasuredPid + pid : pid;
+      const std::string name = e.value("name", std::string());
+      if (name == "process_name") e["args"]["name"] = std::string(is_measured ? "measured: SM " : "simulated: SM ") + std::to_string(pid);
+      if (name == "process_sort_index") e["args"]["sort_index"] = is_measured ? pid : kMeasuredPid + pid;
+      out["traceEvents"].push_back(std::move(e));
+    }
+    other[is_measured ? "measured" : "simulated"] = one["otherData"];
+  }
+  out["otherData"] = other;
+  return out.dump();
+}
+
+sim::Timeline read_measured_timeline(const std::string& file) {
   sim::Timeline measured;
   try {
-    measured = sim::read_timeline_file(a.measured);
+    measured = sim::read_timeline_file(file);
   } catch (const std::runtime_error& e) {
     throw UsageError(e.what());
   }
-  if (measured.source != "measured") throw UsageError(a.measured + ": not a measured timeline (its source is '" + measured.source + "')");
+  if (measured.source != "measured") throw UsageError(file + ": not a measured timeline (its source is '" + measured.source + "')");
+  return measured;
+}
+
+sim::Timeline simulate_recorded(const sim::Timeline& measured, const std::string& file, const sim::MachineSpec& machine,
+                                unsigned sms, bool force) {
   JobArgs args;
   try {
     args = job_args_from_json(measured.job);
   } catch (const UsageError& e) {
-    throw UsageError(a.measured + ": " + e.what());
+    throw UsageError(file + ": " + e.what());
   }
   const SimJob job = job_from(args);
   const sim::EngineParams p = sim::engine_params(machine, measured.clock_mhz);
-  const uint32_t sms = std::max(1u, std::min<uint32_t>(a.sms, static_cast<uint32_t>(machine.sm_count.value)));
+  sms = std::max(1u, std::min<unsigned>(sms, static_cast<unsigned>(machine.sm_count.value)));
   // The backward's timeline is its main launch's, as the recording's.
   const std::string launch = job.attention && job.backward ? "backward" : "";
-  sim::SimReport r = run_job(job, p, a.force, sms, launch);
+  sim::SimReport r = run_job(job, p, force, sms, launch);
   sim::Timeline simulated;
   simulated.title = job.title();
   simulated.job = measured.job;
   simulated.clock_mhz = p.clock_mhz;
   simulated.spans = r.spans;
+  return simulated;
+}
+
+int compare_timeline(const TimelineCompareArgs& a, const sim::MachineSpec& machine) {
+  const sim::Timeline measured = read_measured_timeline(a.measured);
+  const uint32_t sms = std::max(1u, std::min<uint32_t>(a.sms, static_cast<uint32_t>(machine.sm_count.value)));
+  const sim::Timeline simulated = simulate_recorded(measured, a.measured, machine, sms, a.force);
   if (!a.simulated_out.empty()) {
     std::ofstream out(a.simulated_out);
     if (!out) throw UsageError("cannot write " + a.simulated_out);
-    out << sim::timeline_json(simulated);
+    out << side_by_side_json(measured, simulated);
   }
 
   const sim::TimelineProfile m = sim::profile(measured.spans), s = sim::profile(simulated.spans);
@@ -63,8 +99,8 @@ int compare_timeline(const TimelineCompareArgs& a, const sim::MachineSpec& machi
   if (measured.plain_ms > 0)
     std::printf(" (recording added %+.1f %% to %.4f ms)", 100.0 * (measured.kernel_ms / measured.plain_ms - 1.0), measured.plain_ms);
   if (measured.dropped > 0) std::printf(", %llu records dropped", static_cast<unsigned long long>(measured.dropped));
-  std::printf("\nsimulated %s on %s at %.0f MHz: the %zu blocks SMs 0-%u ran%s\n\n", job.title().c_str(), machine.name.c_str(),
-              p.clock_mhz, blocks_s.size(), sms - 1, a.simulated_out.empty() ? "" : (" (written to " + a.simulated_out + ")").c_str());
+  std::printf("\nsimulated %s on %s at %.0f MHz: the %zu blocks SMs 0-%u ran%s\n\n", simulated.title.c_str(), machine.name.c_str(),
+              simulated.clock_mhz, blocks_s.size(), sms - 1, a.simulated_out.empty() ? "" : (" (written to " + a.simulated_out + ")").c_str());
 
   // Every op kind either timeline has, per role, as a share of the role's time.
   std::printf("share of each role's time      measured simulated  difference (points)\n");

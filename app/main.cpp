@@ -2,6 +2,7 @@
 #include <iostream>
 #include <vector>
 
+#include "app/timeline_gui.hpp"
 #include "app/verbs.hpp"
 
 int main(int argc, char** argv) {
@@ -28,11 +29,16 @@ int main(int argc, char** argv) {
   cli.add_flag("--present", gui.present, "With no verb: start in presentation mode (scene and text fill the window; F5 toggles)");
   cli.add_flag("--no-state", gui.forget,
                "With no verb: neither read nor write the remembered lesson, step and answers ($XDG_CONFIG_HOME/tilescope/state.json)");
+  ts::app::TimelineGuiArgs timeline;
+  cli.add_option("--timeline", timeline.file,
+                 "With no verb: open this measured timeline (bench --timeline-measured) above the simulation of its "
+                 "configuration, with zoom and the block picker");
   try {
     cli.parse(argc, argv);
     gui.zoom_given = zoom->count() > 0;
     for (auto& run : verbs)
       if (int rc = run(); rc >= 0) return rc;
+    if (!timeline.file.empty()) ts::app::open_timeline_in_gui(timeline, false);  // a bad file: one line, the app runs on
     return ts::app::run_lesson_gui(lessons_dir, gui);
   } catch (const CLI::CallForHelp&) {
     std::cout << cli.help();

@@ -1,5 +1,6 @@
 #include "viz/gui/app.hpp"
 #include "viz/gui/lab_view.hpp"
+#include "viz/gui/timeline_view.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -290,6 +291,8 @@ void draw_app_frame(App& app) {
   }
   app.scene_rect = {ImVec2(left_w, 0), ImVec2(size.x, scene_h)};
   if (!app.presenting && draw_lab_window(app.fonts, {ImVec2(left_w, 0), size})) return;  // an open lab covers the rest
+  // A measured timeline file (tilescope --timeline F.json) covers the rest too (timeline_view.cpp).
+  if (!app.presenting && draw_timeline_window(app.fonts, *app.sims, app.lesson, app.step, Rect{ImVec2(left_w, 0), size})) return;
 
   ImGui::SetNextWindowPos(ImVec2(left_w, 0));
   ImGui::SetNextWindowSize(ImVec2(size.x - left_w, scene_h));

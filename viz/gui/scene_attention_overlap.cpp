@@ -8,6 +8,7 @@
 
 #include "viz/gui/scenes.hpp"
 #include "viz/lesson/attention_models.hpp"
+#include "viz/lesson/measured_timeline.hpp"
 
 namespace ts::viz {
 
@@ -91,7 +92,8 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
     text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 24), colour::error, "the simulator refused it: " + sim->error);
     return;
   }
-  const OverlapModel m = overlap_model(*sim, 0);
+  OverlapModel m = overlap_model(*sim, 0);
+  m.measured = measured_overlap_track(run);
   if (m.rows.empty()) {
     text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 24), colour::dim_text, "SM 0 ran no block of this launch");
     return;
@@ -104,6 +106,22 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
           fmt("SM 0, cycles %.0f to %.0f of its %.0f", t0 - m.first, t1 - m.first, span) + "; one row per warpgroup (its first warp)");
   y += 20;
   const float row_h = 22;
+  if (m.measured) {
+    // The H100's first recorded block above, at the same scale, from its own start.
+    text_at(dl, f.small, ImVec2(area.min.x, y), colour::measured,
+            "measured on the H100, block 0 of " + m.measured->title + fmt(" (%.0f cycles; batch and heads differ, each block's work does not):", m.measured->cycles));
+    y += 18;
+    for (const OverlapRow& r : m.measured->rows) {
+      text_at(dl, f.small, ImVec2(area.min.x, y + 3), colour::measured, "H100 " + r.label);
+      std::vector<BarView> v;
+      v.reserve(r.bars.size());
+      for (const auto& b : r.bars) v.push_back({&b});
+      draw_bars(dl, v, t0 - m.first, t1 - m.first, left, right, y, y + row_h - 4, [](const BarView& b) { return colour_of(b.b->what); });
+      y += row_h;
+    }
+    text_at(dl, f.small, ImVec2(area.min.x, y), colour::simulated, "simulated:");
+    y += 18;
+  }
   const float rows_top = y;
   for (const OverlapRow& r : m.rows) {
     text_at(dl, f.small, ImVec2(area.min.x, y + 3), colour::text, r.label);
@@ -163,8 +181,8 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
   if (c.lit("cost")) draw_highlight_frame(dl, {ImVec2(area.min.x - 2, cost_top - 2), ImVec2(area.max.x, y)});
   const float measured_top = y;
   text_at(dl, f.small, ImVec2(area.min.x, y), colour::dim_text,
-          m.measured ? "measured timeline: " + m.measured->source
-                     : "measured per-warp timeline: none recorded for this configuration (simulated only)");
+          m.measured ? "measured timeline (above): " + m.measured->source
+                     : "measured per-warp timeline: none recorded for this configuration (N, D, mask, consumers, overlap; simulated only)");
   y += 16;
   // The H100's own figure for the overlap, where the bench ran this N and D (batch and heads differ).
   const auto& am = attention_measurements();

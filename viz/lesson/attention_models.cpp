@@ -150,14 +150,17 @@ WarpActivity activity_of(sim::OpKind k) {
 }  // namespace
 
 OverlapModel overlap_model(const AttentionSim& sim, uint32_t sm) {
+  if (sim.launches.empty()) return {};
+  return overlap_model(sim.launches.front().report.spans, sm);
+}
+
+OverlapModel overlap_model(const std::vector<sim::Span>& spans, uint32_t sm) {
   OverlapModel m;
-  if (sim.launches.empty()) return m;
-  const sim::SimReport& r = sim.launches.front().report;
   // The producer warpgroup is the one whose warps issue TMA loads; the consumers' first warps get a row.
   uint32_t producer_warp = ~0u, max_warp = 0;
   bool any = false;
   std::vector<std::pair<double, double>> mma;
-  for (const sim::Span& s : r.spans) {
+  for (const sim::Span& s : spans) {
     if (s.sm != sm) continue;
     if (s.kind == sim::OpKind::tma_load) producer_warp = std::min(producer_warp, s.warp);
     max_warp = std::max(max_warp, s.warp);
@@ -176,7 +179,7 @@ OverlapModel overlap_model(const AttentionSim& sim, uint32_t sm) {
     row.label = "consumer " + std::to_string(w / 4 - (producer_group < w / 4 ? 1 : 0)) + " (warp " + std::to_string(w) + ")";
     m.rows.push_back(row);
   }
-  for (const sim::Span& s : r.spans) {
+  for (const sim::Span& s : spans) {
     if (s.sm != sm || s.warp > max_warp || row_of[s.warp] < 0) continue;
     OverlapRow& row = m.rows[row_of[s.warp]];
     const WarpActivity a = activity_of(s.kind);

@@ -54,12 +54,14 @@ struct OverlapRow {
   std::vector<ActivityBar> bars;
   double softmax = 0, wait_mma = 0, wait_data = 0;  // cycles
 };
-// A measured per-warp timeline (issue 10: per-warp clock stamps on the H100) goes beside the
-// simulated rows here, one OverlapRow per measured warp, when data/measured holds one for the
-// configuration; until then the scene says "not measured".
+// A measured per-warp timeline (the H100's per-warp clock stamps, kernels/stamps/) beside the
+// simulated rows, one OverlapRow per measured warpgroup, when data/measured holds one for the
+// configuration (measured_timeline.hpp finds it); else the scene says "not measured".
 struct MeasuredTrack {
   std::string source;  // the data/measured file it was read from
-  std::vector<OverlapRow> rows;
+  std::string title;   // the configuration it recorded ("attention B4 Hq16 Hkv16 N4096 D128 forward")
+  std::vector<OverlapRow> rows;  // cycles from its first block's start
+  double cycles = 0;   // that block's run, first span to last
 };
 struct OverlapModel {
   std::vector<OverlapRow> rows;            // the first warp of each consumer warpgroup of the SM
@@ -68,6 +70,8 @@ struct OverlapModel {
   std::optional<MeasuredTrack> measured;   // see MeasuredTrack
 };
 OverlapModel overlap_model(const AttentionSim& sim, uint32_t sm);
+// The same from any spans of the forward (a measured timeline's).
+OverlapModel overlap_model(const std::vector<sim::Span>& spans, uint32_t sm);
 
 // ---- attn-backward: where the work goes ----------------------------------------------------------
 struct BackwardLaunch {

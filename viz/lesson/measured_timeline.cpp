@@ -5,8 +5,10 @@
 #include <mutex>
 #include <vector>
 
+#include "kernels/attention/attention_api.hpp"
 #include "kernels/gemm/gemm_api.hpp"
 #include "sim/machine.hpp"
+#include "viz/lesson/timeline_view.hpp"
 
 namespace ts::viz {
 
@@ -60,7 +62,46 @@ bool matches(const nlohmann::json& job, const GemmRun& run) {
   }
 }
 
+// The attention forward `job` ran the same blocks as `run` (see find_measured_timeline).
+bool matches(const nlohmann::json& job, const AttentionRun& run) {
+  try {
+    if (job.value("kernel", "") != "attention" || job.value("bwd", false) != run.backward) return false;
+    kernels::AttentionShape shape;
+    shape.batch = job.value("b", int64_t{1});
+    shape.heads_q = job.value("h", int64_t{16});
+    shape.heads_kv = job.value("hkv", int64_t{0}) > 0 ? job.value("hkv", int64_t{0}) : shape.heads_q;
+    shape.seq = job.value("n", int64_t{0});
+    shape.dim = job.value("d", int64_t{0});
+    shape.causal = job.value("causal", false);
+    if (shape.seq != run.shape.seq || shape.dim != run.shape.dim || shape.causal != run.shape.causal) return false;
+    if (!kernels::validate(shape).empty() || !kernels::validate(run.shape).empty()) return false;
+    const kernels::AttentionConfig recorded = kernels::resolve(shape, {job.value("consumers", 0), job.value("overlap", -1)});
+    const kernels::AttentionConfig wanted = kernels::resolve(run.shape, run.cfg);
+    return recorded.consumers == wanted.consumers && recorded.overlap == wanted.overlap;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
+
+std::shared_ptr<const MeasuredTimeline> find_measured_timeline(const AttentionRun& run) {
+  for (const auto& t : folder().timelines)
+    if (matches(t->timeline.job, run)) return t;
+  return nullptr;
+}
+
+std::optional<MeasuredTrack> measured_overlap_track(const AttentionRun& run) {
+  const auto t = find_measured_timeline(run);
+  if (!t) return std::nullopt;
+  MeasuredTrack track;
+  track.source = t->file;
+  track.title = t->timeline.title;
+  const OverlapModel m = overlap_model(first_block_spans(t->timeline, 0), 0);
+  track.rows = m.rows;
+  track.cycles = m.last - m.first;
+  return track;
+}
 
 std::shared_ptr<const MeasuredTimeline> find_measured_timeline(const GemmRun& run) {
   for (const auto& t : folder().timelines)
@@ -71,20 +112,8 @@ std::shared_ptr<const MeasuredTimeline> find_measured_timeline(const GemmRun& ru
 std::vector<std::string> timeline_problems() { return folder().problems; }
 
 std::vector<sim::Span> first_block_spans(const sim::Timeline& t, uint32_t as_sm) {
-  std::vector<sim::Span> out;
-  if (t.spans.empty()) return out;
-  uint32_t block = t.spans.front().block;
-  for (const auto& s : t.spans) block = std::min(block, s.block);
-  double first = 1e300;
-  for (const auto& s : t.spans)
-    if (s.block == block) first = std::min(first, s.start);
-  for (sim::Span s : t.spans)
-    if (s.block == block) {
-      s.sm = as_sm;
-      s.start -= first, s.end -= first;
-      out.push_back(s);
-    }
-  return out;
+  const auto blocks = recorded_blocks(t.spans);
+  return blocks.empty() ? std::vector<sim::Span>{} : block_spans(t.spans, blocks.front().block, as_sm);
 }
 
 }  // namespace ts::viz
