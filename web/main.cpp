@@ -172,6 +172,10 @@ int main() {
   ImGui::GetIO().IniFilename = nullptr;  // nothing to remember between visits
   page.app = std::make_unique<App>();
   page.app->classroom.teacher = EM_ASM_INT({ return new URLSearchParams(location.search).has('teacher') ? 1 : 0; });
+  // ?slow=off: the 16384^3 simulations (seconds natively, minutes in a page) are not run and their
+  // scenes say so, as `tilescope render` and the desktop's lesson tests do; for slow machines and
+  // for web/test-browser.py's walk through every step.
+  page.app->sims->slow_allowed = EM_ASM_INT({ return new URLSearchParams(location.search).get('slow') === 'off' ? 0 : 1; });
   page.app->classroom.results_file = "/tmp/tilescope-results.jsonl";  // this visit only
   init_app(*page.app, load_lessons("/tilescope/lessons"));
   ImGui_ImplGlfw_InitForOpenGL(page.window, true);

@@ -193,6 +193,36 @@ def compare(browser, shot, ref_url):
     return browser.evaluate("%s(%s, %s, %d)" % (COMPARE_JS, json.dumps(shot), json.dumps(ref_url), CHANNEL_TOLERANCE))
 
 
+def record(path, browser, load_s, frame_ms, steps_s, knob):
+    """The figures of this run, with what they were measured on, for data/measured/."""
+    version = browser.send("Browser.getVersion", session=False).get("product", "?")
+    renderer = browser.evaluate("(() => { const g = document.createElement('canvas').getContext('webgl2'); "
+                                "const e = g && g.getExtension('WEBGL_debug_renderer_info'); "
+                                "return g ? (e ? g.getParameter(e.UNMASKED_RENDERER_WEBGL) : g.getParameter(g.RENDERER)) : 'none'; })()")
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    times = sorted(f[0] for f in frame_ms)
+    lines = [
+        "measured %s on this machine: %d cores (%s), load average %s" %
+        (time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()), os.cpu_count(), cpu, " ".join("%.2f" % x for x in os.getloadavg())),
+        "browser: %s, headless, WebGL 2 on %s (software rendering; no GPU)" % (version, renderer),
+        "command: web/test-browser.py --site build-web/site --out build-web/browser-test --record <this file>",
+        "",
+        "first load (navigation to the app ready, site served on 127.0.0.1): %.2f s" % load_s,
+        "frame time (the app's own frame, simulation slice excluded; the last frame of each step once its",
+        "simulations are done) over %d steps: median %.1f ms, worst %.1f ms, over 33 ms: %d" %
+        (len(times), times[len(times) // 2] if times else 0, times[-1] if times else 0, sum(t > 33 for t in times)),
+        "every step opened in turn, its simulations waited for: %.0f s" % steps_s,
+    ]
+    if knob:
+        lines.append("knob change (pipelining/1 -> %s): simulated in %.1f s in the page, %d frames drawn meanwhile, "
+                     "longest gap %.0f ms" % knob)
+    lines += ["", "%-24s %4s %9s" % ("lesson", "step", "frame ms")]
+    lines += ["%-24s %4d %9.1f" % (l, n, ms) for ms, l, n in frame_ms]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("test-browser: figures written to %s" % path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--site", required=True)
@@ -200,6 +230,8 @@ def main():
     ap.add_argument("--tilescope", default="build/app/tilescope", help="the native CLI, for the desktop renders")
     ap.add_argument("--compare", default="first", choices=["first", "all", "none"],
                     help="which steps to compare with the desktop's render (default: each lesson's first)")
+    ap.add_argument("--record", help="also write the figures (load time, frame times, knob) to this file")
+    ap.add_argument("--only", help="walk only these lessons (comma-separated ids), e.g. while working on one")
     a = ap.parse_args()
     if os.path.exists(a.out):
         shutil.rmtree(a.out)
@@ -220,15 +252,21 @@ def main():
                                        session=False)["sessionId"]
         for domain in ("Runtime", "Log", "Page"):
             browser.send(domain + ".enable")
+        # The page's viewport, exactly: headless Chromium takes --window-size for the whole window,
+        # its (invisible) browser frame included, which leaves the page about 140 px less height.
+        browser.send("Emulation.setDeviceMetricsOverride", {"width": VIEW_W, "height": VIEW_H + 23,
+                                                            "deviceScaleFactor": 1, "mobile": False})
         t0 = time.time()
-        browser.send("Page.navigate", {"url": base + "?teacher"})
+        # slow=off: the 16384^3 steps render saying their simulation is off, as in the desktop's test of
+        # every step (tests/test_render.cpp): those take seconds natively and minutes in the page.
+        browser.send("Page.navigate", {"url": base + "?teacher&slow=off"})
         wait_for(browser, "window.tilescopeReady === true", 60, "the page to load")
         load_s = time.time() - t0
         print("test-browser: page ready %.2f s after navigation (%s)" % (load_s, base))
         s = status(browser)
         if s["load_errors"]:
             failures.append("%d lesson files failed to load in the page" % s["load_errors"])
-        lessons = [(l["id"], l["steps"]) for l in s["lessons"]]
+        lessons = [(l["id"], l["steps"]) for l in s["lessons"] if not a.only or l["id"] in a.only.split(",")]
         if not lessons:
             failures.append("the page has no lessons")
 
@@ -237,14 +275,19 @@ def main():
                       if a.compare == "all" or (a.compare == "first" and n == 1)]
         if to_compare:
             script = "".join("%s render --lesson %s --step %d --size %dx%d --out %s >/dev/null || exit 1\n" %
-                             (a.tilescope, l, n, VIEW_W, VIEW_H, os.path.join(root, "ref", "%s-%d.png" % (l, n)))
+                             (os.path.abspath(a.tilescope), l, n, VIEW_W, VIEW_H,
+                              os.path.abspath(os.path.join(root, "ref", "%s-%d.png" % (l, n))))
                              for l, n in to_compare)
             t = time.time()
+            # No labs folder for the desktop either (run where there is none, named as the page names
+            # its own): the page has none, labs compiling the student's code being a desktop feature,
+            # and its sidebar says so where the desktop would list them.
             subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1920x1200x24", "sh", "-c", script], check=True,
-                           env=dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1"))
+                           cwd=root, env=dict(os.environ, LIBGL_ALWAYS_SOFTWARE="1", TILESCOPE_LABS_DIR="labs"))
             print("test-browser: %d desktop renders in %.1f s" % (len(to_compare), time.time() - t))
 
         frame_ms = []
+        t_steps = time.time()
         for lesson, steps in lessons:
             for n in range(1, steps + 1):
                 st = open_step(browser, lesson, n)
@@ -254,6 +297,8 @@ def main():
                 ref = "../ref/%s-%d.png" % (lesson, n) if (lesson, n) in to_compare else None
                 c = compare(browser, shot, ref)
                 frame_ms.append((st["frame_ms"], lesson, n))
+                if st.get("sim", {}).get("error"):
+                    failures.append("%s/%d: the simulation failed: %s" % (lesson, n, st["sim"]["error"]))
                 line = "  %-24s step %2d  frame %5.1f ms  content %4.1f %%" % (lesson, n, st["frame_ms"], 100 * c["content"])
                 if c["content"] < 0.05:
                     failures.append("%s/%d: the screenshot is blank (%.1f %% of pixels unlike the background)" %
@@ -271,11 +316,14 @@ def main():
                 for e in console_errors(browser):
                     failures.append("%s/%d: %s" % (lesson, n, e))
         worst = max(frame_ms) if frame_ms else (0, "", 0)
+        median = sorted(f[0] for f in frame_ms)[len(frame_ms) // 2] if frame_ms else 0
         print("test-browser: frame time median %.1f ms, worst %.1f ms (%s/%d), Chromium's SwiftShader" %
-              (sorted(f[0] for f in frame_ms)[len(frame_ms) // 2], worst[0], worst[1], worst[2]))
+              (median, worst[0], worst[1], worst[2]))
+        steps_s = time.time() - t_steps
 
         # A knob re-simulates without freezing the page: frames go on while the new run is simulated.
         knob_lesson = next((l for l, _ in lessons if l == "pipelining"), None)
+        knob = None
         if knob_lesson:
             before = open_step(browser, knob_lesson, 1)
             if "cycles" not in before.get("sim", {}):
@@ -292,6 +340,7 @@ def main():
                              json.dumps(before["sim"]["key"]), 300, "the knob's simulation")
             sim_s = time.time() - t
             gaps = browser.evaluate("window.gaps")
+            knob = (after["sim"]["key"], sim_s, len(gaps), max(gaps) if gaps else -1)
             print("test-browser: knob change -> %s simulated in %.1f s in the page; %d frames meanwhile, longest gap %.0f ms" %
                   (after["sim"]["key"], sim_s, len(gaps), max(gaps) if gaps else -1))
             if after["sim"]["key"] == before["sim"]["key"] or after["sim"]["cycles"] == before["sim"].get("cycles"):
@@ -326,6 +375,8 @@ def main():
                 failures.append("exercise %s/%d: verdicts %s / %s" % (lesson, n, right, wrong))
             for e in console_errors(browser):
                 failures.append("exercise: %s" % e)
+        if a.record:
+            record(a.record, browser, load_s, frame_ms, steps_s, knob)
     finally:
         browser.close()
         server.shutdown()

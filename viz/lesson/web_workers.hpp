@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "tiles/backend/host/fiber_emscripten.hpp"
+#include "tiles/backend/host/fiber.hpp"  // its fibers are fiber_emscripten.hpp's; current_warp
 
 namespace ts::viz::web {
 
@@ -29,9 +29,12 @@ namespace fib = ts::host::emfiber;
 
 struct Worker {
   fib::fiber self;  // while paused
-  fib::fiber back;  // the page's context, while running
+  fib::fiber back;  // the page's context, while running (empty while pause_worker switches away)
   const void* context = nullptr;  // the worker's own context, once started
   bool finished = false;
+  bool pausing = false;  // inside pause_worker: the return hook must not pause it again
+  // The host backend's warp this worker was running when it paused (see pause_worker).
+  ts::host::Warp* warp = nullptr;
 };
 
 struct Pool {
@@ -47,16 +50,33 @@ inline Pool& pool() {
 }
 
 // From inside a worker: back to the page; returns when the next slice resumes this worker.
+//
+// Two things a desktop thread has to itself are the worker's to keep here:
+// - `w->back` is empty from the moment the switch starts until it returns, and the return hook
+//   runs inside that switch when the page resumes the worker: were the hook to pause again there
+//   (a worker resumed after its slice's end, e.g. the second lane after the first used the whole
+//   slice), it would switch to an empty handle, the page's frame would never be resumed and every
+//   later frame would run on the worker's stack with the pool still marked running (the lesson app
+//   stopped simulating at its first simulated step). Hence `pausing`.
+// - the host backend's current warp (a thread_local: one per desktop thread) is set while a lane
+//   runs a warp's batch and the hook may pause the lane right there; the page or the other lane
+//   must not see it (TracedBlock and run_block refuse to start inside a warp), so the lane takes it
+//   along and puts it back when resumed.
 inline void pause_worker() {
   Worker* w = pool().running;
+  w->warp = std::exchange(ts::host::current_warp, nullptr);
+  w->pausing = true;
   w->back = std::move(w->back).resume();
+  w->pausing = false;
+  ts::host::current_warp = std::exchange(w->warp, nullptr);
 }
 
 // The fiber layer calls this whenever a context regains control from a fiber it resumed: a
-// worker whose slice is over pauses there.
+// worker whose slice is over pauses there (but not while it is being resumed by the page).
 inline void on_return() {
   Pool& p = pool();
-  if (p.running && fib::running_context() == p.running->context && emscripten_get_now() > p.deadline_ms)
+  if (p.running && !p.running->pausing && fib::running_context() == p.running->context &&
+      emscripten_get_now() > p.deadline_ms)
     pause_worker();
 }
 

@@ -13,13 +13,14 @@
 //
 // One addition for the browser, where there is one thread and the page must keep drawing:
 // `set_return_hook` names a function called every time control comes back to a context from a
-// fiber it resumed. viz/lesson/sim_slices.hpp uses it to pause a long simulation between frames.
+// fiber it resumed. viz/lesson/web_workers.hpp uses it to pause a long simulation between frames.
 #ifndef __EMSCRIPTEN__
 #error "fiber_emscripten.hpp is the Emscripten build's fiber layer; native builds use Boost.Context"
 #endif
 #include <emscripten/fiber.h>
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -177,7 +178,15 @@ class fiber {
   fiber& operator=(const fiber&) = delete;
   ~fiber() { reset(); }
 
-  fiber resume() && { return fiber(detail::switch_to(release())); }
+  // Resuming an empty handle is a bug (Boost asserts); here it would swap to no context at all and
+  // the caller's stack would never be resumed, silently: stop with a message instead.
+  fiber resume() && {
+    if (!c_) {
+      std::fputs("ts::host::emfiber: resume() of an empty fiber handle\n", stderr);
+      std::abort();
+    }
+    return fiber(detail::switch_to(release()));
+  }
   explicit operator bool() const noexcept { return c_ != nullptr; }
   bool operator!() const noexcept { return c_ == nullptr; }
 
