@@ -1,10 +1,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -65,6 +67,25 @@ int run_attention_bench(const std::vector<std::string>& args) {
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 }
 
+// `--record-warps`: all, leaders (warps 0, 4, 8, ...: the first of each warpgroup), or a list.
+uint32_t parse_record_warps(const std::string& text) {
+  if (text == "all") return ~0u;
+  if (text == "leaders") return 0x11111111u;
+  uint32_t mask = 0;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string word = text.substr(at, comma - at);
+    char* end = nullptr;
+    const unsigned long w = word.empty() ? 32 : std::strtoul(word.c_str(), &end, 10);
+    if (word.empty() || *end != '\0' || w >= 32)
+      throw UsageError("--record-warps takes all, leaders, or warp numbers 0-31 separated by commas, e.g. 0,4,8 (not '" + text + "')");
+    mask |= 1u << w;
+    at = comma + 1;
+  }
+  return mask;
+}
+
 }  // namespace
 
 #if TILESCOPE_HAVE_CUDA
@@ -89,7 +110,7 @@ static int record_timeline(const SimJob& job, const JobArgs& args, const std::st
   if (!out.flush()) throw std::runtime_error("writing " + path + " failed");
   const stamp::Plan& p = run.recording.plan;
   std::printf("%s\n", run.title.c_str());
-  std::printf("recorded blocks %u of %u (from %u, every %u), %u warps, %zu spans, %llu records dropped\n", p.blocks,
+  std::printf("recorded blocks %u of %u (from %u, every %u), %u warps in all, %zu spans, %llu records dropped\n", p.blocks,
               run.grid_blocks, p.first, p.stride, m.warps, m.spans.size(), static_cast<unsigned long long>(m.dropped));
   if (run.plain_ms > 0)
     std::printf("plain %.4f ms, recording %.4f ms (%+.1f %%), SM clock %.0f MHz\n", run.plain_ms, run.recorded_ms,
@@ -102,7 +123,7 @@ static int record_timeline(const SimJob& job, const JobArgs& args, const std::st
 
 VerbRun add_bench_verb(CLI::App& cli) {
   struct Args {
-    std::string json, only, timeline, record_blocks;
+    std::string json, only, timeline, record_blocks, record_warps;
     std::vector<std::string> shapes;
     bool quick = false;
     uint32_t capacity = 0;
@@ -128,6 +149,9 @@ VerbRun add_bench_verb(CLI::App& cli) {
                   "(Chrome trace: Perfetto opens it; `tilescope compare --timeline` reads it)");
   cmd->add_option("--record-blocks", args->record_blocks,
                   "With --timeline-measured: the blocks that record, FIRST:STRIDE:COUNT (default: every block that fits in 1 GiB)");
+  cmd->add_option("--record-warps", args->record_warps,
+                  "With --timeline-measured: the warps of a block that record: all (default), leaders (the first warp of "
+                  "each warpgroup: recording costs the kernel less), or a list such as 0,4,8");
   cmd->add_option("--record-capacity", args->capacity, "With --timeline-measured: records per warp (default: as many as the run needs)");
   cmd->add_option("--reps", args->reps, "With --timeline-measured: timed launches of the plain and the recording build (0: none)")
       ->check(CLI::Range(0, 1000));
@@ -139,8 +163,8 @@ VerbRun add_bench_verb(CLI::App& cli) {
     const SimJob job = job_from(ja);  // validates the kernel name and knob values
     if (one_config && (args->quick || !args->only.empty() || !args->shapes.empty()))
       throw UsageError("name one configuration (--m/--n/... or --timeline-measured) or a sweep (--quick, --only, --shape), not both");
-    if (args->timeline.empty() && (!args->record_blocks.empty() || args->capacity != 0))
-      throw UsageError("--record-blocks and --record-capacity go with --timeline-measured");
+    if (args->timeline.empty() && (!args->record_blocks.empty() || !args->record_warps.empty() || args->capacity != 0))
+      throw UsageError("--record-blocks, --record-warps and --record-capacity go with --timeline-measured");
     if (!cmd->remaining().empty() && (ja.kernel == "gemm" || one_config))
       throw UsageError("unexpected argument '" + cmd->remaining().front() + "'");
     kernels::RecordOptions opt;
@@ -153,6 +177,7 @@ VerbRun add_bench_verb(CLI::App& cli) {
         throw UsageError("--record-blocks takes FIRST:STRIDE:COUNT with STRIDE and COUNT at least 1, e.g. 0:1:4");
       opt.first = first, opt.stride = stride, opt.blocks = count;
     }
+    if (!args->record_warps.empty()) opt.warp_mask = parse_record_warps(args->record_warps);
     if (ja.kernel == "attention") {
       if (!args->only.empty() && args->only != "fwd" && args->only != "bwd")
         throw UsageError("unknown pass '" + args->only + "' (expected fwd or bwd)");

@@ -183,3 +183,21 @@ TEST_CASE("the role profile: shares of each role's time and the steady-state int
   CHECK(p.tma_issue_interval == Approx(100));
   CHECK(p.tma_landing_interval == Approx(100));
 }
+
+TEST_CASE("stamps: a warp mask leaves the other warps without a slot, and the recorded ones packed in warp order") {
+  stamp::Plan p;
+  p.warps_per_block = 12;
+  p.first = 2, p.stride = 3, p.blocks = 2;  // blocks 2 and 5
+  CHECK(stamp::recorded_warps(p) == 12);
+  CHECK(stamp::slot_of(p, 5, 11) == 23);
+  p.warp_mask = 0x111;  // warps 0, 4, 8
+  CHECK(stamp::recorded_warps(p) == 3);
+  CHECK(stamp::slot_of(p, 2, 0) == 0);
+  CHECK(stamp::slot_of(p, 2, 4) == 1);
+  CHECK(stamp::slot_of(p, 5, 8) == 5);
+  CHECK(stamp::slot_of(p, 5, 5) == -1);   // not in the mask
+  CHECK(stamp::slot_of(p, 3, 0) == -1);   // not a recorded block
+  CHECK(stamp::slot_of(p, 8, 0) == -1);   // past the recorded blocks
+  p.warp_mask = 1u << 20;                 // a warp the kernel does not have
+  CHECK(stamp::recorded_warps(p) == 0);
+}

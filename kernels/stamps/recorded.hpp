@@ -17,6 +17,7 @@ struct RecordOptions {
   // Blocks first, first + stride, ...: `blocks` of them; 0 records every block the budget allows
   // (the stride grows until the recorded blocks fit).
   uint32_t first = 0, stride = 1, blocks = 0;
+  uint32_t warp_mask = ~0u;           // bit w: warp w of each recorded block records
   uint32_t capacity = 0;              // records per warp; 0: estimated from the launch (and grown if a run drops some)
   uint64_t budget_bytes = 1ull << 30;  // device memory for records and headers
   int timing_reps = 20;                // timed launches of each build (0: no timing)

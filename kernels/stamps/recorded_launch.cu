@@ -38,11 +38,14 @@ constexpr uint64_t kSlotOverhead = sizeof(stamp::WarpHeader);
 stamp::Plan plan_for(uint32_t grid, uint32_t warps, uint32_t capacity, const RecordOptions& opt) {
   stamp::Plan p;
   p.warps_per_block = warps;
+  p.warp_mask = opt.warp_mask;
+  if (stamp::recorded_warps(p) == 0)
+    throw std::invalid_argument("recording: none of the warps named records (the kernel's blocks have " + std::to_string(warps) + " warps)");
   p.capacity = capacity;
   p.first = std::min(opt.first, grid - 1);
   p.stride = std::max(1u, opt.stride);
   const uint64_t slot_bytes = uint64_t{capacity} * sizeof(stamp::Record) + kSlotOverhead;
-  const uint64_t fit = std::max<uint64_t>(1, opt.budget_bytes / (slot_bytes * warps));  // blocks that fit
+  const uint64_t fit = std::max<uint64_t>(1, opt.budget_bytes / (slot_bytes * stamp::recorded_warps(p)));  // blocks that fit
   const uint32_t available = (grid - p.first + p.stride - 1) / p.stride;
   if (opt.blocks > 0) {
     p.blocks = std::min(opt.blocks, available);
@@ -65,7 +68,7 @@ stamp::Recording record(uint32_t grid, uint32_t warps, const RecordOptions& opt,
   uint32_t capacity = opt.capacity ? opt.capacity : 4096;
   for (int attempt = 0;; ++attempt) {
     const stamp::Plan shape = plan_for(grid, warps, capacity, opt);
-    const size_t slots = size_t{shape.blocks} * warps;
+    const size_t slots = size_t{shape.blocks} * stamp::recorded_warps(shape);
     DeviceBuffer records(slots * capacity * sizeof(stamp::Record)), headers(slots * sizeof(stamp::WarpHeader));
     check(cudaMemset(headers.p, 0, slots * sizeof(stamp::WarpHeader)), "cudaMemset(stamp headers)");
     stamp::Plan plan = shape;
@@ -90,6 +93,22 @@ stamp::Recording record(uint32_t grid, uint32_t warps, const RecordOptions& opt,
     return r;
   }
 }
+
+// The timed recorded launches record the same blocks with the same room as the recording, into
+// buffers of their own (the recording's were freed when it was copied back).
+struct TimedPlan {
+  stamp::Plan plan;
+  DeviceBuffer records, headers;
+  explicit TimedPlan(const stamp::Plan& recorded)
+      : plan(recorded),
+        records(slots(recorded) * recorded.capacity * sizeof(stamp::Record)),
+        headers(slots(recorded) * sizeof(stamp::WarpHeader)) {
+    plan.records = static_cast<stamp::Record*>(records.p);
+    plan.headers = static_cast<stamp::WarpHeader*>(headers.p);
+    check(stamp::arm(plan, nullptr), "arming the stamp plan");
+  }
+  static size_t slots(const stamp::Plan& p) { return size_t{p.blocks} * stamp::recorded_warps(p); }
+};
 
 // Medians of the plain and the recorded launches, timed alternately on the same inputs.
 template <class Plain, class Recorded>
@@ -122,14 +141,7 @@ RecordedRun record_gemm(const GemmShape& s, const GemmConfig& cfg, const RecordO
   run.grid_blocks = static_cast<uint32_t>(gemm_grid_blocks(s, cfg, sm_count()));
   run.title = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + describe(cfg);
   run.recording = record(run.grid_blocks, warps, opt, [&](const stamp::Plan&) { launch_gemm_device(a.p, b.p, c.p, s, cfg, nullptr, nullptr); });
-  // The timed recorded launches record the same blocks with the same room, into buffers of their
-  // own (the recording's were freed when it was copied back).
-  stamp::Plan plan = run.recording.plan;
-  const size_t slots = size_t{plan.blocks} * plan.warps_per_block;
-  DeviceBuffer records(slots * plan.capacity * sizeof(stamp::Record)), headers(slots * sizeof(stamp::WarpHeader));
-  plan.records = static_cast<stamp::Record*>(records.p);
-  plan.headers = static_cast<stamp::WarpHeader*>(headers.p);
-  check(stamp::arm(plan, nullptr), "arming the stamp plan");
+  const TimedPlan timed(run.recording.plan);
   time_both(run, opt.timing_reps, [&] { launch_gemm(a.p, b.p, c.p, s, cfg, nullptr); },
             [&] { launch_gemm_device(a.p, b.p, c.p, s, cfg, nullptr, nullptr); });
   run.sm_clock_mhz = median_clock_mhz(run.recording);
@@ -168,13 +180,8 @@ RecordedRun record_attention(const AttentionShape& s, const AttentionConfig& con
     active = plan;
     launch_recorded();
   });
-  stamp::Plan plan = run.recording.plan;
-  const size_t slots = size_t{plan.blocks} * plan.warps_per_block;
-  DeviceBuffer records(slots * plan.capacity * sizeof(stamp::Record)), headers(slots * sizeof(stamp::WarpHeader));
-  plan.records = static_cast<stamp::Record*>(records.p);
-  plan.headers = static_cast<stamp::WarpHeader*>(headers.p);
-  active = plan;
-  check(stamp::arm(plan, nullptr), "arming the stamp plan");
+  const TimedPlan timed(run.recording.plan);
+  active = timed.plan;
   time_both(
       run, opt.timing_reps,
       [&] {

@@ -67,7 +67,7 @@ TEST_CASE("a recorded GEMM: every warp's ops in program order, stamps monotone, 
   CHECK(landed > 0);
 }
 
-TEST_CASE("recording a sample of blocks: only those record, and a bad sample is refused", "[gpu]") {
+TEST_CASE("recording a sample of blocks and warps: only those record, and a bad sample is refused", "[gpu]") {
   if (!have_gpu()) return;
   kernels::GemmConfig cfg;
   cfg.persistent = false;  // 64 blocks
@@ -80,6 +80,20 @@ TEST_CASE("recording a sample of blocks: only those record, and a bad sample is 
     CHECK(h.valid == 1);
     CHECK((h.block == 1 || h.block == 17 || h.block == 33 || h.block == 49));
   }
+  // The first warp of each warpgroup only: three slots per block, in warp order.
+  opt.warp_mask = 0x111;
+  const kernels::RecordedRun leaders = kernels::record_gemm({1024, 2048, 128}, cfg, opt);
+  REQUIRE(leaders.recording.headers.size() == 4 * 3);
+  for (size_t slot = 0; slot < leaders.recording.headers.size(); ++slot) {
+    const stamp::WarpHeader& h = leaders.recording.headers[slot];
+    CHECK(h.valid == 1);
+    CHECK(h.warp == 4 * (slot % 3));
+    CHECK(h.count > 0);
+    CHECK(h.dropped == 0);
+  }
+  opt.warp_mask = 1u << 20;  // no such warp
+  CHECK_THROWS_AS(kernels::record_gemm({1024, 2048, 128}, cfg, opt), std::invalid_argument);
+  opt.warp_mask = ~0u;
   opt.blocks = 1000;
   opt.capacity = 1u << 24;  // 1000 blocks x 12 warps x 256 MiB: far past the budget
   CHECK_THROWS_AS(kernels::record_gemm({1024, 2048, 128}, cfg, opt), std::invalid_argument);

@@ -39,21 +39,31 @@ struct WarpHeader {
 static_assert(sizeof(WarpHeader) == 64);
 
 // Which blocks record, and where. Blocks first, first + stride, ... (`blocks` of them) record
-// every warp; the others record nothing and pay one shared-memory read per op.
+// the warps of `warp_mask`; the others record nothing and pay one shared-memory read per op.
 struct Plan {
-  Record* records = nullptr;     // [blocks * warps_per_block][capacity]
-  WarpHeader* headers = nullptr;  // [blocks * warps_per_block]
+  Record* records = nullptr;      // [blocks * recorded_warps(plan)][capacity]
+  WarpHeader* headers = nullptr;  // [blocks * recorded_warps(plan)]
   uint32_t capacity = 0;          // records per warp
   uint32_t warps_per_block = 0;
   uint32_t first = 0, stride = 1, blocks = 0;
+  uint32_t warp_mask = ~0u;  // bit w: warp w of a recorded block records
 };
 
-// The slot of (block, warp), or -1 when the block does not record.
+// The warps of the mask below `warp` (all of them for warp = warps_per_block): a loop, not a
+// library popcount, so that the device code can call it too.
+constexpr uint32_t recorded_warps_below(const Plan& p, uint32_t warp) {
+  uint32_t n = 0;
+  for (uint32_t w = 0; w < warp && w < p.warps_per_block && w < 32; ++w) n += (p.warp_mask >> w) & 1u;
+  return n;
+}
+constexpr uint32_t recorded_warps(const Plan& p) { return recorded_warps_below(p, p.warps_per_block); }
+
+// The slot of (block, warp), or -1 when that warp does not record.
 constexpr int64_t slot_of(const Plan& p, uint32_t block, uint32_t warp) {
   if (block < p.first || (block - p.first) % p.stride != 0) return -1;
   const uint32_t i = (block - p.first) / p.stride;
-  if (i >= p.blocks || warp >= p.warps_per_block) return -1;
-  return int64_t{i} * p.warps_per_block + warp;
+  if (i >= p.blocks || warp >= p.warps_per_block || warp >= 32 || !((p.warp_mask >> warp) & 1u)) return -1;
+  return int64_t{i} * recorded_warps(p) + recorded_warps_below(p, warp);
 }
 
 // A finished recording, copied back to the host: one header per slot, `capacity` records per slot.
