@@ -411,7 +411,7 @@ void draw_timeline_pair(const TimelinePair& p, TimelineZoom& z, const TimelineSt
         z.warp = r.warp;
         break;
       }
-  if (z.iteration && (p.simulated || !p.simulated_note.empty())) {
+  if (z.iteration && !p.simulated_pending) {
     zoom_to_iteration(p, z, hi);
     z.iteration = false;
   }

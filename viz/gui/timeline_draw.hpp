@@ -53,6 +53,7 @@ struct TimelinePair {
   const PipelineModel* simulated = nullptr;  // nullptr: `simulated_note` says why
   double simulated_clock = 0;
   std::string simulated_title, simulated_note;
+  bool simulated_pending = false;            // still simulating: a pending zoom to one iteration waits for it
   std::vector<RecordedBlock> blocks;         // the picker's choices
 };
 

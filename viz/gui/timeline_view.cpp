@@ -59,6 +59,7 @@ void open_timeline_view(TimelineFile file, TimelineViewOptions options) {
 
 void close_timeline_view() { view() = View{}; }
 bool timeline_view_open() { return view().file.has_value(); }
+std::string timeline_view_note() { return view().zoom.note; }
 
 bool draw_timeline_window(const Fonts& f, SimCache& sims, int lesson, int step, const Rect& area) {
   View& v = view();
@@ -143,6 +144,7 @@ bool draw_timeline_window(const Fonts& f, SimCache& sims, int lesson, int step, 
   if (!result) {
     pair.simulated_title = "simulated";
     pair.simulated_note = "simulating " + m.title + " on the H100's model...";
+    pair.simulated_pending = true;
   } else if (!result->error.empty()) {
     pair.simulated_title = "simulated";
     pair.simulated_note = "not simulated: " + result->error;
