@@ -52,8 +52,16 @@ CompileResult compile_gpu(const GpuBuildConfig& cfg, const fs::path& source, con
   std::string diagnostics = read_all(log);
   if (r.exit_code == 0 && fs::exists(object)) {
     std::vector<std::string> link{cfg.nvcc};
-    for (const auto& f : cfg.flags)
-      if (f.rfind("-gencode", 0) == 0 || f.rfind("-ccbin", 0) == 0) link.push_back(f);
+    // The link keeps the target and the host compiler; "-ccbin" comes as two words, the flag and
+    // the compiler (without the second, nvcc took the object for its host compiler).
+    for (size_t i = 0; i < cfg.flags.size(); ++i) {
+      const std::string& f = cfg.flags[i];
+      if (f.rfind("-gencode", 0) == 0 || f.rfind("-ccbin=", 0) == 0) link.push_back(f);
+      if (f == "-ccbin" && i + 1 < cfg.flags.size()) {
+        link.push_back(f);
+        link.push_back(cfg.flags[++i]);
+      }
+    }
     link.push_back(object.string());
     for (const auto& l : cfg.link) link.push_back(l);
     link.push_back("-o");
