@@ -114,9 +114,16 @@ TEST_CASE("two wgmma groups per iteration (attention: S = Q K^T, then O += P V):
   // Counted one group at a time it would be either half.
   REQUIRE(viz::steady_iteration(consumer.bars, 1));
   CHECK(viz::steady_iteration(consumer.bars, 1)->length() != Approx(1000));
-  // Without a producer row, one anchor per iteration.
-  m.rows = {consumer};
-  CHECK(viz::anchors_per_iteration(m, consumer) == 1);
+  // Without a producer row (a recording of chosen warps), the other timeline of the same kernel
+  // says, else one anchor per iteration.
+  viz::PipelineModel consumer_only;
+  consumer.warp = 4;
+  consumer_only.rows = {consumer};
+  CHECK(viz::anchors_per_iteration(consumer_only, consumer) == 1);
+  m.rows[1].warp = 4;
+  CHECK(viz::anchors_per_iteration(consumer_only, consumer, &m) == 2);
+  m.rows[1].warp = 5;  // no such warp there
+  CHECK(viz::anchors_per_iteration(consumer_only, consumer, &m) == 1);
 }
 
 TEST_CASE("no iteration without an op to count from, or with too few") {

@@ -357,8 +357,10 @@ void zoom_to_iteration(const TimelinePair& p, TimelineZoom& z, double hi) {
   const PipelineModel& mm = *p.measured;
   const GanttRow* mrow = row_of_warp(mm, z.warp);
   const GanttRow* srow = p.simulated ? row_of_warp(*p.simulated, z.warp) : nullptr;
-  const std::optional<Interval> mi = mrow ? steady_iteration(mrow->bars, anchors_per_iteration(mm, *mrow)) : std::optional<Interval>{};
-  const std::optional<Interval> si = srow ? steady_iteration(srow->bars, anchors_per_iteration(*p.simulated, *srow)) : std::optional<Interval>{};
+  const std::optional<Interval> mi =
+      mrow ? steady_iteration(mrow->bars, anchors_per_iteration(mm, *mrow, p.simulated)) : std::optional<Interval>{};
+  const std::optional<Interval> si =
+      srow ? steady_iteration(srow->bars, anchors_per_iteration(*p.simulated, *srow, &mm)) : std::optional<Interval>{};
   const std::string warp = "warp " + std::to_string(z.warp);
   if (!mi) {
     z.note = warp + ": no steady-state iteration found in the measured timeline";

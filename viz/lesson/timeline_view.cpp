@@ -53,7 +53,7 @@ size_t count_of(const std::vector<GanttBar>& bars, sim::OpKind k) {
 
 }  // namespace
 
-uint32_t anchors_per_iteration(const PipelineModel& m, const GanttRow& row) {
+uint32_t anchors_per_iteration(const PipelineModel& m, const GanttRow& row, const PipelineModel* same_kernel) {
   const auto anchor = anchor_of(row.bars);
   for (const GanttRow& p : m.rows)
     if (p.producer && anchor) {
@@ -61,6 +61,9 @@ uint32_t anchors_per_iteration(const PipelineModel& m, const GanttRow& row) {
       if (fills == 0) return 1;
       return std::max<uint32_t>(1, static_cast<uint32_t>(std::lround(double(count_of(row.bars, *anchor)) / double(fills))));
     }
+  if (same_kernel)
+    for (const GanttRow& r : same_kernel->rows)
+      if (r.warp == row.warp) return anchors_per_iteration(*same_kernel, r);
   return 1;
 }
 

@@ -33,8 +33,10 @@ std::optional<Interval> steady_iteration(const std::vector<GanttBar>& bars, uint
 // How many of a row's anchor ops make one iteration: the producer fills one stage of the ring per
 // iteration and waits for it to be free once per fill, so the row's anchors over the producer's
 // waits, rounded (the GEMM's consumers commit one wgmma group per k-iteration: 1; attention's
-// two per key block, S = Q K^T and O += P V: 2); 1 without a producer.
-uint32_t anchors_per_iteration(const PipelineModel& m, const GanttRow& row);
+// two per key block, S = Q K^T and O += P V: 2). Where `m` recorded no producer (a recording of
+// chosen warps), the same warp of `same_kernel` (the other timeline of the configuration) says;
+// else 1.
+uint32_t anchors_per_iteration(const PipelineModel& m, const GanttRow& row, const PipelineModel* same_kernel = nullptr);
 
 // A window of cycles, and what the mouse does to it; each result lies inside [lo, hi] and is at
 // least kMinWindow cycles wide (or all of [lo, hi] when that is narrower).
