@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <mutex>
 
+#include "tiles/backend/host/fiber.hpp"  // Warp, current_warp
 #include "viz/lesson/web_workers.hpp"
 
 namespace {
