@@ -191,7 +191,7 @@ VerbRun add_compare_verb(CLI::App& cli) {
   cmd->add_option("--timeline", a->timeline.measured,
                   "A measured timeline (bench --timeline-measured) beside the simulation of its configuration: each warp role's "
                   "time per op kind and the steady-state intervals");
-  cmd->add_option("--timeline-out", a->timeline.simulated_out, "--timeline: also write the simulated timeline here");
+  cmd->add_option("--timeline-out", a->timeline.simulated_out, "--timeline: also write both timelines here, as one Chrome trace (Perfetto): the measured SMs above the simulated ones");
   cmd->add_option("--timeline-sms", a->timeline.sms, "--timeline: SMs of the simulation to compare (default 4)")->check(CLI::Range(1, 1024));
   add_job_options(cmd, a->counters.job, false);
   return [cmd, a]() -> int {
