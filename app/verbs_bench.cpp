@@ -115,8 +115,9 @@ static int record_timeline(const SimJob& job, const JobArgs& args, const std::st
   if (run.plain_ms > 0)
     std::printf("plain %.4f ms, recording %.4f ms (%+.1f %%), SM clock %.0f MHz\n", run.plain_ms, run.recorded_ms,
                 100.0 * (run.recorded_ms / run.plain_ms - 1.0), m.clock_mhz);
-  std::printf("wrote %s (open it in Perfetto; `tilescope compare --timeline %s` sets it beside the simulation)\n", path.c_str(),
-              path.c_str());
+  std::printf("wrote %s\n  beside the simulation of the same configuration: tilescope --timeline %s\n"
+              "  both in Perfetto: tilescope compare --timeline %s --timeline-out both.json\n",
+              path.c_str(), path.c_str(), path.c_str());
   return 0;
 }
 #endif
