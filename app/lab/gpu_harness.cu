@@ -91,29 +91,39 @@ struct DeviceTensors {
   }
 };
 
+// One shape's inputs, filled as the CPU check fills them and uploaded, and its outputs poisoned on
+// the GPU, with the Run that launches the student's kernel on them.
+struct Staged {
+  Buffers in, out;
+  DeviceTensors din, dout;
+  Run run;
+  Staged(const json& plan, const json& shape, unsigned seed)
+      : in(make_tensors(shape.at("inputs"))),
+        out(make_tensors(shape.at("outputs"))),
+        din(in),
+        dout(out),
+        run(params_of(shape), &din.tensors, &dout.tensors, false) {
+    fill(plan, in, out, seed);
+    din.upload(in);
+    dout.poison();
+  }
+};
+
 json check_shape(const json& plan, const json& shape, unsigned seed) {
-  Buffers in = make_tensors(shape.at("inputs")), out = make_tensors(shape.at("outputs"));
-  fill(plan, in, out, seed);
-  DeviceTensors din(in), dout(out);
-  din.upload(in);
-  dout.poison();
-  Run run(params_of(shape), &din.tensors, &dout.tensors, false);
+  Staged s(plan, shape, seed);
+  Run& run = s.run;
   lab_launch(run);
   if (run.kernel_launches() == 0) throw std::invalid_argument("lab_launch launched no kernel");
   check(cudaDeviceSynchronize(), "the kernel");
-  dout.download(out);
-  json r = compare(plan, shape, in, out);
+  s.dout.download(s.out);
+  json r = compare(plan, shape, s.in, s.out);
   r["kernel_ms"] = run.kernel_ms();
   return r;
 }
 
 json time_shape(const json& plan, const json& shape, unsigned seed, int reps) {
-  Buffers in = make_tensors(shape.at("inputs")), out = make_tensors(shape.at("outputs"));
-  fill(plan, in, out, seed);
-  DeviceTensors din(in), dout(out);
-  din.upload(in);
-  dout.poison();
-  Run run(params_of(shape), &din.tensors, &dout.tensors, false);
+  Staged s(plan, shape, seed);
+  Run& run = s.run;
   lab_launch(run);  // warm-up: module load, first touch of the buffers
   std::vector<double> ms;
   for (int i = 0; i < reps; ++i) {
