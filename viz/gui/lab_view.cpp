@@ -70,7 +70,7 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
-void load_list(LabsUi& u) {
+[[maybe_unused]] void load_list(LabsUi& u) {  // unused in the browser, which has no labs
   if (u.loaded) return;
   u.loaded = true;
   if (u.dir.empty()) u.dir = lab::default_labs_dir();
@@ -191,12 +191,19 @@ void labs_section(const Fonts& f, int lesson, int step) {
   LabsUi& u = ui();
   if (u.open && u.lesson > -2 && (lesson != u.lesson || step != u.step)) u.open.reset();  // a lesson step was opened
   u.lesson = lesson, u.step = step;
-  load_list(u);
   ImGui::Spacing();
   ImGui::PushFont(f.bold);
   ImGui::TextUnformatted("Labs");
   ImGui::PopFont();
   ImGui::Separator();
+#ifdef __EMSCRIPTEN__
+  // A lab compiles the student's file with this machine's compiler and runs it in a child process:
+  // neither exists in a browser.
+  ImGui::TextWrapped("Labs compile and check a kernel you write, so they need the desktop app: on Debian, "
+                     "clone TileScope and run scripts/run-gui (README, \"Set up (fresh Debian 12)\"), then open Labs there.");
+  return;
+#endif
+  load_list(u);
   if (!u.list_error.empty()) ImGui::TextDisabled("%s", u.list_error.c_str());
   for (size_t i = 0; i < u.list.labs.size(); ++i) {
     const lab::LabSpec& l = u.list.labs[i];
