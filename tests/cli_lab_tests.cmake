@@ -2,7 +2,7 @@
 # every kind give their report and exit status. Invoked by CTest:
 #   cmake -DTILESCOPE=<binary> -DLABS=<labs/> -DWORK=<scratch folder> -P cli_lab_tests.cmake
 # Each lab file is compiled once (the solution's check also fills the reference cache its starter
-# uses): 2 compiles per lab, plus 5 planted files.
+# uses): 2 compiles per lab, plus 6 planted files.
 include(${CMAKE_CURRENT_LIST_DIR}/cli_expect.cmake)
 
 file(REMOVE_RECURSE ${WORK})
@@ -71,11 +71,15 @@ plant(crash "    init(s.full, 1);\n"
 plant(deadlock "    expect_bytes(s.full, tile::bytes);\n" "")
 plant(wrong "tma::store_async(g.out, s.t, {0, 0, tile_row, tile_col});" "tma::store_async(g.out, s.t, {0, 0, tile_col, tile_row});")
 plant(compile "wait(s.full, 0);" "wait(s.full);")
+# The warp's lanes all issue what one lane should: passes on a CPU warp, miscounts on the GPU.
+plant(no-elect "    if (elect_one()) {\n      expect_bytes" "    {\n      expect_bytes")
 plant(endless "    wait(s.full, 0);\n" "    wait(s.full, 0);\n    for (volatile int spin = 0;; spin = spin + 1) {\n    }\n")
 set(check lab check tma-copy --labs-dir ${LABS} --no-reference --file ${WORK}/planted)
 expect_cli(4 "the kernel crashed during functional M=128 N=128: SIG" ${env} ARGS ${check}/crash.cpp)
 expect_cli(5 "1 of 1 arrivals missing" ${env} ARGS ${check}/deadlock.cpp)
 expect_cli(1 "the first is y[0][64] (tile 0,1 of 64x64, at 0,0 in it)" ${env} ARGS ${check}/wrong.cpp)
+expect_cli(8 "expect_bytes by the whole warp (block 0 warp 0): on the GPU each of its 32 lanes would do it" ${env}
+           ARGS ${check}/no-elect.cpp)
 expect_cli(3 "compile   FAILED" ${env} ARGS ${check}/compile.cpp)
 if(NOT last_stdout MATCHES "compile.cpp:[0-9]+:[0-9]+: error:")
   message(FATAL_ERROR "the compile error does not name the student's file and line:\n${last_stdout}")

@@ -68,7 +68,7 @@ TEST_CASE("mbarrier phases flip when every arrival is in", "[host][mbarrier]") {
       log.push_back("phase 0 done");
     } else {
       log.push_back("arrive " + std::to_string(warpid()));
-      arrive(b);
+      if (elect_one()) arrive(b);
     }
   });
   CHECK(log == std::vector<std::string>{"passed parity 1", "arrive 1", "arrive 2", "arrive 3", "phase 0 done"});
@@ -83,8 +83,10 @@ TEST_CASE("mbarrier phases flip when every arrival is in", "[host][mbarrier]") {
       log.push_back("phase 1 done");
     } else {
       log.push_back("arrive " + std::to_string(warpid()));
-      arrive(b);
-      if (warpid() == 1) arrive(b);  // a warp may arrive twice: three arrivals in all
+      if (elect_one()) {
+        arrive(b);
+        if (warpid() == 1) arrive(b);  // a warp may arrive twice: three arrivals in all
+      }
     }
   });
   CHECK(log == std::vector<std::string>{"arrive 1", "arrive 2", "phase 1 done"});
@@ -178,7 +180,7 @@ TEST_CASE("a deadlock is reported with each warp's wait, not hung", "[host][dead
     host::run_block(blk, [&] {
       if (warpid() == 0) wait(never, 0);
       else if (warpid() == 1) {
-        arrive(other);  // one of the two arrivals: phase 0 of `other` stays open
+        if (elect_one()) arrive(other);  // one of the two arrivals: phase 0 of `other` stays open
         wait(other, 0);
       }
       // warp 2 finishes
@@ -275,4 +277,44 @@ TEST_CASE("a barrier used before init() is an error, not a hang", "[host][mbarri
   blk.warps = 1;
   CHECK_THROWS_WITH(host::run_block(blk, [&] { wait(b, 0); }), Catch::Contains("before init()"));
   CHECK_THROWS_AS(arrive(b), std::logic_error);
+}
+
+TEST_CASE("an arrival, announced bytes or a TMA load from the whole warp is an error, as on the GPU it would count 32 times",
+          "[host][mbarrier][elect]") {
+  using tile = st<bf16, 64, 64>;
+  alignas(16) static bf16 src[64 * 64];
+  const auto m = tma::make_map<tile>(gl<bf16>::make(src, 1, 1, 64, 64));
+  static tile t;
+  barrier b;
+  const auto in_a_warp = [&](const std::function<void()>& body) {
+    init(b, 2);
+    host::Block blk;
+    blk.index = 3;
+    blk.warps = 1;
+    host::run_block(blk, body);
+  };
+  const std::string fix = "let one lane do it: if (elect_one()) { ... }";
+  CHECK_THROWS_WITH(in_a_warp([&] { arrive(b); }), Catch::Contains("arrive by the whole warp (block 3 warp 0)") &&
+                                                      Catch::Contains(fix));
+  CHECK_THROWS_WITH(in_a_warp([&] { expect_bytes(b, tile::bytes); }), Catch::Contains("expect_bytes by the whole warp"));
+  CHECK_THROWS_WITH(in_a_warp([&] { tma::load_async(t, m, {0, 0, 0, 0}, b); }), Catch::Contains("tma::load_async by the whole warp"));
+  CHECK_NOTHROW(in_a_warp([&] {
+    if (elect_one()) {
+      expect_bytes(b, tile::bytes);
+      tma::load_async(t, m, {0, 0, 0, 0}, b);
+    }
+  }));
+  // An election lasts until the warp's next warp-wide op: after a warp::sync the warp must elect again.
+  CHECK_THROWS_WITH(in_a_warp([&] {
+                      if (elect_one()) arrive(b);
+                      warp::sync();
+                      arrive(b);
+                    }),
+                    Catch::Contains("arrive by the whole warp"));
+  CHECK_NOTHROW(in_a_warp([&] {
+    if (elect_one()) arrive(b);
+    warp::sync();
+    if (elect_one()) arrive(b);
+    wait(b, 0);
+  }));
 }

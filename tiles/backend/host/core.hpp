@@ -37,6 +37,7 @@ inline int warpid() { return ts::warpid() % 4; }
 // The 4 warps (128 threads) that name barrier `id` meet there, as bar.sync id+1, 128 does.
 inline void sync(int id) {
   if (id < 0 || id > 14) throw std::invalid_argument("warpgroup::sync: id must be 0..14, got " + std::to_string(id));
+  host::warp_wide_op();
   if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::warpgroup_sync, static_cast<uint32_t>(id)));
   host::arrive_and_wait(host::current().block->named[id], 4, host::WaitKind::warpgroup_sync, id);
 }
@@ -54,18 +55,24 @@ template <int N> inline void decrease_registers() {
 }
 }  // namespace warpgroup
 
-// The whole warp is one fiber, so the warp acts once: exactly the "one lane acts" of the GPU.
-inline bool elect_one() { return true; }
+// The whole warp is one fiber, so the warp acts once: exactly the "one lane acts" of the GPU. The
+// warp remembers the election until its next warp-wide op (host::require_elected).
+inline bool elect_one() {
+  host::current().elected = true;
+  return true;
+}
 
 inline void block_sync() {
+  host::warp_wide_op();
   if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::block_sync));
   host::Block& b = *host::current().block;
   host::arrive_and_wait(b.all, b.warps, host::WaitKind::block_sync, 0);
 }
 
 namespace warp {
-// A warp is one fiber on the host: its lanes are always together.
-inline void sync() {}
+// A warp is one fiber on the host: its lanes are always together. All 32 take part, so an
+// election made before it is over.
+inline void sync() { host::warp_wide_op(); }
 }  // namespace warp
 
 // No async proxy on the CPU: shared-memory writes are visible to host "TMA" and "wgmma" at once.

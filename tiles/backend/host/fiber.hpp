@@ -98,6 +98,7 @@ struct Warp {
   bool finished = false;
   std::exception_ptr error;
   int registers = 0;  // the last increase/decrease_registers request (0: none): for reports and traces
+  bool elected = false;  // elect_one() has answered since the warp's last warp-wide op (lane_discipline below)
   // Trace mode (tiles/backend/host/trace.hpp): ops append here instead of computing, and the warp
   // hands control back once `trace_batch` are waiting.
   std::vector<sim::TraceOp>* trace = nullptr;
@@ -130,6 +131,24 @@ inline thread_local Warp* current_warp = nullptr;
 inline Warp& current() {
   if (!current_warp) throw std::logic_error("a tile op that needs a warp ran outside ts::host::run_block");
   return *current_warp;
+}
+
+// Lane discipline. A host warp is one fiber, so it cannot tell one lane from 32; what it can tell is
+// whether the kernel elected a lane (elect_one) since the warp's last warp-wide op (a sync, an MMA, a
+// register tile's load or store), which no elected lane may issue alone. Ops that count once per
+// lane on the GPU (an mbarrier arrival, announced bytes, a TMA load) need that election: issued by
+// the whole warp they pass on the CPU, where a warp is one arrival, and on the GPU make 32 arrivals
+// or 32 copies. What the host cannot see is where the election's `if` ends: such an op right after
+// it, with no warp-wide op between, still passes. Outside run_block (unit tests of the barrier
+// itself) there is no warp to check.
+inline void warp_wide_op() {
+  if (current_warp) current_warp->elected = false;
+}
+inline void require_elected(const char* op) {
+  if (!current_warp || current_warp->elected) return;
+  throw std::logic_error(std::string(op) + " by the whole warp (block " + std::to_string(current_warp->block->index) +
+                         " warp " + std::to_string(current_warp->index) +
+                         "): on the GPU each of its 32 lanes would do it; let one lane do it: if (elect_one()) { ... }");
 }
 
 // From inside warp `me`'s fiber: back to whoever resumed it; returns when it is resumed again.

@@ -2,7 +2,8 @@
 // Host backend of the mbarrier ops (same names and signatures as the device ones in
 // tiles/sync/mbarrier.hpp). The state lives in the barrier word (host::barrier_state). One call by
 // a warp is one arrival: the host runs a warp as one fiber, matching the `if (elect_one())
-// arrive(b)` idiom; a kernel that arrives from all 32 lanes counts 32 on the GPU and 1 here.
+// arrive(b)` idiom; an arrival with no election is an error here (host::require_elected), since
+// the GPU would count one per lane.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -63,6 +64,7 @@ inline void fence_barrier_init() {}
 
 // Arrive once and announce `bytes` of transactions that must land before the phase completes.
 inline void expect_bytes(barrier& b, uint32_t bytes) {
+  host::require_elected("expect_bytes");
   if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::expect_bytes, host::smem_offset(&b), 0, bytes));
   host::barrier_state s = host::checked_state(b, "expect_bytes");
   s.tx += static_cast<int32_t>(bytes);
@@ -72,6 +74,7 @@ inline void expect_bytes(barrier& b, uint32_t bytes) {
 }
 
 inline void arrive(barrier& b) {
+  host::require_elected("arrive");
   if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::arrive, host::smem_offset(&b)));
   host::arrive_on(b, "arrive");
 }

@@ -28,6 +28,7 @@ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
   static_assert(ST::rows == 64, "warpgroup::store: the shared tile must have the warpgroup's 64 rows");
   // The device op moves whole 16-column blocks; any other offset would write outside dst there.
   if (col0 % 16 != 0) throw std::invalid_argument("warpgroup::store: col0 must be a multiple of 16");
+  host::warp_wide_op();
   const int row0 = 16 * warpgroup::warpid();
   if (host::tracing()) {
     const int cols = std::min(ST::cols, N - col0);

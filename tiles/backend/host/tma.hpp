@@ -91,6 +91,7 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
 
 template <Shared ST>
 inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
+  host::require_elected("tma::load_async");
   if (host::tracing()) return trace_boxes(sim::OpKind::tma_load, m, idx, host::smem_offset(&bar));
   using T = typename ST::dtype;
   using box = box_of<ST>;

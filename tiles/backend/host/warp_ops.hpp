@@ -54,6 +54,7 @@ template <class L> constexpr sim::SmemWalk vector_walk() {
 template <class T, int R, int C, class L, class ST>
 inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, int col0) {
   check_offsets<rt<T, R, C, L>, ST>("warp::load", row0, col0);
+  host::warp_wide_op();
   if (host::tracing())
     return emit_smem(sim::OpKind::smem_load, src.data, ST::smem_layout(), row0, col0, R, C, tile_walk<T, L>());
   for (int r = 0; r < R; ++r)
@@ -62,6 +63,7 @@ inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, int col0) {
 template <class ST, class T, int R, int C, class L>
 inline void store_smem(ST& dst, const rt<T, R, C, L>& src, int row0, int col0) {
   check_offsets<rt<T, R, C, L>, ST>("warp::store", row0, col0);
+  host::warp_wide_op();
   if (host::tracing())
     return emit_smem(sim::OpKind::smem_store, dst.data, ST::smem_layout(), row0, col0, R, C, tile_walk<T, L>());
   for (int r = 0; r < R; ++r)
@@ -86,6 +88,7 @@ template <bool Trans, class X> inline float operand(const X& x, int r, int c) { 
 template <bool ATrans, bool BTrans, class D, class A, class B, class C>
 inline void warp_mma(D& d, const A& a, const B& b, const C& c) {
   not_traced("warp::mma");
+  host::warp_wide_op();
   constexpr int M = D::rows, N = D::cols, K = ATrans ? A::rows : A::cols;
   for (int m = 0; m < M; ++m)
     for (int n = 0; n < N; ++n) {
