@@ -14,6 +14,8 @@
 
 #include <GLFW/glfw3.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <utility>
 #include <cstdio>
@@ -40,6 +42,9 @@ struct Page {
   std::unique_ptr<App> app;
   double frame_ms = 0;  // the last frame's own time (slice excluded)
   long frames = 0;
+  // The last frames' own times: their median is a step's frame time once it has settled, which one
+  // frame (a garbage collection, the browser's own work on a loaded machine) does not say alone.
+  std::array<double, 8> recent_ms{};
   // What the page's script asked for, done at the start of the next frame: opening a step or
   // answering may trace a kernel, which switches fibers, and a fiber switch must start from the
   // frame loop, never from a call out of JavaScript (Asyncify would leave that call unfinished).
@@ -56,6 +61,12 @@ std::string status_json() {
   nlohmann::json j;
   j["frames"] = page.frames;
   j["frame_ms"] = page.frame_ms;
+  {
+    const size_t n = std::min<size_t>(page.frames, page.recent_ms.size());
+    std::array<double, 8> r = page.recent_ms;
+    std::sort(r.begin(), r.begin() + n);
+    j["frame_ms_median"] = n ? r[n / 2] : 0.0;  // of the last (up to) 8 frames
+  }
   j["lessons"] = nlohmann::json::array();
   for (const auto& l : app.lessons.lessons) j["lessons"].push_back({{"id", l.id}, {"steps", l.steps.size()}});
   j["load_errors"] = app.lessons.errors.size();
@@ -70,6 +81,7 @@ std::string status_json() {
       j["sim"]["cycles"] = sim->report.cycles;
       j["sim"]["error"] = sim->error;
       j["sim"]["wall_ms"] = sim->wall_ms;
+      j["sim"]["cpu_ms"] = sim->cpu_ms;  // the lane's own running time (web_workers.hpp)
     }
   }
   if (app.attempt) {
@@ -104,6 +116,7 @@ void frame() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   page.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  page.recent_ms[page.frames % page.recent_ms.size()] = page.frame_ms;
   ++page.frames;
   page.status = status_json();
 }

@@ -198,9 +198,12 @@ void labs_section(const Fonts& f, int lesson, int step) {
   ImGui::Separator();
 #ifdef __EMSCRIPTEN__
   // A lab compiles the student's file with this machine's compiler and runs it in a child process:
-  // neither exists in a browser.
-  ImGui::TextWrapped("Labs compile and check a kernel you write, so they need the desktop app: on Debian, "
-                     "clone TileScope and run scripts/run-gui (README, \"Set up (fresh Debian 12)\"), then open Labs there.");
+  // neither exists in a browser. One line, as the desktop's without a labs folder, so the sidebar
+  // keeps the desktop's layout; the note under the page's canvas links the desktop set-up.
+  ImGui::TextDisabled("labs: in the desktop app (note below)");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Labs compile and check a kernel you write, so they need the desktop app:\n"
+                      "on Debian, clone TileScope and run scripts/run-gui (README, \"Set up (fresh Debian 12)\").");
   return;
 #endif
   load_list(u);

@@ -246,7 +246,9 @@ void SimCache::work(bool quick_lane) {
 // CPU time of the calling thread, in ms: unlike wall time it does not grow when other processes
 // share the cores.
 double thread_cpu_ms() {
-#ifdef RUSAGE_THREAD
+#if defined(__EMSCRIPTEN__)
+  return web::worker_run_ms();  // a lane's own time: the page's one thread runs other work between its slices
+#elif defined(RUSAGE_THREAD)
   rusage u{};
   getrusage(RUSAGE_THREAD, &u);
   return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;

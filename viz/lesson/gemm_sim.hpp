@@ -129,8 +129,9 @@ class SimCache {
 #endif
 };
 
-// CPU time of the calling thread, in ms (0 where the system cannot say): what the scenes' simulation
-// budgets are measured in, since unlike wall time it does not grow when other processes share the cores.
+// CPU time of the calling thread, in ms (0 where the system cannot say; in the browser, the time the
+// calling simulation lane has run): what the scenes' simulation budgets are measured in, since unlike
+// wall time it does not grow when other processes share the cores.
 double thread_cpu_ms();
 
 }  // namespace ts::viz

@@ -35,6 +35,9 @@ struct Worker {
   bool pausing = false;  // inside pause_worker: the return hook must not pause it again
   // The host backend's warp this worker was running when it paused (see pause_worker).
   ts::host::Warp* warp = nullptr;
+  // Time this worker has run, slices added as they end: a desktop thread's CPU time (thread_cpu_ms),
+  // which is what the page's simulation speed is compared with the desktop's by.
+  double run_ms = 0, resumed_at_ms = 0;
 };
 
 struct Pool {
@@ -83,8 +86,16 @@ inline void on_return() {
 inline void resume_worker(Worker& w) {
   Pool& p = pool();
   Worker* outer = std::exchange(p.running, &w);
+  w.resumed_at_ms = emscripten_get_now();
   w.self = std::move(w.self).resume();
+  w.run_ms += emscripten_get_now() - w.resumed_at_ms;
   p.running = outer;
+}
+
+// The running worker's time so far (its earlier slices and this one's part); 0 from the page.
+inline double worker_run_ms() {
+  const Worker* w = pool().running;
+  return w ? w->run_ms + (emscripten_get_now() - w->resumed_at_ms) : 0;
 }
 
 // Runs the workers, each in turn, until `budget_ms` have passed or none has anything to do
