@@ -98,7 +98,7 @@ struct Warp {
   bool finished = false;
   std::exception_ptr error;
   int registers = 0;  // the last increase/decrease_registers request (0: none): for reports and traces
-  bool elected = false;  // elect_one() has answered since the warp's last warp-wide op (lane_discipline below)
+  bool elected = false;  // elect_one() has answered since the warp's last warp-wide op (the lane discipline below)
   // Trace mode (tiles/backend/host/trace.hpp): ops append here instead of computing, and the warp
   // hands control back once `trace_batch` are waiting.
   std::vector<sim::TraceOp>* trace = nullptr;
