@@ -37,7 +37,7 @@ import time
 # SwiftShader): edge anti-aliasing of shapes and glyph sampling, a pixel around each edge, which the
 # neighbourhood absorbs. What is left is truly other content: the sidebar's one line on labs (the
 # page says they are in the desktop app, the desktop that it has no labs folder) and the few texts
-# that state this machine's simulation time ("in 12 ms on this machine"): at most 0.05 % of the
+# that state this machine's simulation time ("in 12 ms on this machine"): at most 0.19 % of the
 # frame on 2026-11-25. A frame with a wrong lesson, step, scene or layout differs in far more: the
 # test checks that the comparison can fail, with one lesson's first step against the desktop's
 # render of its second (5.2 % then). A sidebar whose labs text took three lines instead of one had
@@ -457,6 +457,7 @@ def main():
                      120, "the offline copy")
             server.shutdown()
             server.server_close()
+            browser.evaluate("window.tilescopeReady = false")  # so that the wait below sees the new page's
             t = time.time()
             browser.send("Page.reload", {"ignoreCache": False})  # True would bypass the service worker
             wait_for(browser, "window.tilescopeReady === true", 60, "the page to load offline")
