@@ -63,7 +63,7 @@ std::string status_json() {
   j["frame_ms"] = page.frame_ms;
   {
     const size_t n = std::min<size_t>(page.frames, page.recent_ms.size());
-    std::array<double, 8> r = page.recent_ms;
+    auto r = page.recent_ms;
     std::sort(r.begin(), r.begin() + n);
     j["frame_ms_median"] = n ? r[n / 2] : 0.0;  // of the last (up to) 8 frames
   }

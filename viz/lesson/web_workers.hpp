@@ -35,8 +35,8 @@ struct Worker {
   bool pausing = false;  // inside pause_worker: the return hook must not pause it again
   // The host backend's warp this worker was running when it paused (see pause_worker).
   ts::host::Warp* warp = nullptr;
-  // Time this worker has run, slices added as they end: a desktop thread's CPU time (thread_cpu_ms),
-  // which is what the page's simulation speed is compared with the desktop's by.
+  // Time this worker has run, its slices summed: the page's stand-in for a thread's CPU time
+  // (thread_cpu_ms), so that a simulation's time in the page compares with the desktop's.
   double run_ms = 0, resumed_at_ms = 0;
 };
 
