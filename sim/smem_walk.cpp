@@ -33,6 +33,10 @@ SmemCost smem_access_cost(const SmemAccess& a, bool store) {
     throw std::invalid_argument("shared-memory access of " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
                                 " elements: a tile walk covers whole 16 x 16 subtiles");
   auto at = [&](uint32_t r, uint32_t c) { return t.element_offset(a.row0 + r, a.col0 + c); };
+  // warp::load/store of fp32 row_l tiles: the lanes of odd rows move the partner 16-column block.
+  const bool swap_pairs = layout::fp32_pairs_swap_blocks(t.elem_bytes, a.cols);
+  if (a.walk == SmemWalk::accumulator_pairs && !fp32)
+    throw std::invalid_argument("accumulator-pair walk of a 16-bit tile: warpgroup::store moves those by stmatrix (matrix_x4)");
   SmemCost cost;
   Offsets off{};
   switch (a.walk) {
@@ -43,7 +47,7 @@ SmemCost smem_access_cost(const SmemAccess& a, bool store) {
             const layout::RowCol rc = layout::mma_c_element(lane, 2 * pair);  // the first of the pair
             off[lane] = at(rc.row, 16 * j + rc.col);
           }
-          add(cost, fp32 ? (store ? SmemOp::st64 : SmemOp::ld64) : (store ? SmemOp::st32 : SmemOp::ld32), off);
+          add(cost, store ? SmemOp::st64 : SmemOp::ld64, off);
         }
       break;
     case SmemWalk::matrix_x4:
@@ -65,7 +69,7 @@ SmemCost smem_access_cost(const SmemAccess& a, bool store) {
             for (uint32_t h = 0; h < (rows ? 1u : 2u); ++h) {  // col_l: the pair is one above the other
               for (uint32_t lane = 0; lane < kWarpSize; ++lane) {
                 const layout::RowCol e = rows ? layout::rt_row_l_element(lane, k, 0) : layout::rt_col_l_element(lane, k, 0);
-                off[lane] = at(16 * i + e.row + h, 16 * j + e.col);
+                off[lane] = at(16 * i + e.row + h, 16 * (rows && swap_pairs ? layout::fp32_pair_block(lane, j) : j) + e.col);
               }
               if (rows) add(cost, store ? SmemOp::st64 : SmemOp::ld64, off);
               else add(cost, store ? SmemOp::st32 : SmemOp::ld32, off);

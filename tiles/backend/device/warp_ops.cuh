@@ -26,11 +26,13 @@ template <bool Trans, class X> __device__ inline const auto& subtile(const X& x,
 // Rows [row0, row0 + R), columns [col0, col0 + C) of the shared tile. 16-bit tiles: one ldmatrix.x4
 // per 16x16 subtile, lane l addressing row l % 16 at column (l / 16) * 8 (8 contiguous elements:
 // one 16-byte chunk, which the swizzle moves whole); .trans gives the col_l (mma B) map. fp32 tiles
-// (no 32-bit ldmatrix): each lane reads its own pairs, 8 bytes at a time in row_l.
+// (no 32-bit ldmatrix): each lane reads its own pairs, 8 bytes at a time in row_l, the lanes of odd
+// rows the partner 16-column block's at each step (layout::fp32_pair_block: no bank conflicts).
 template <class T, int R, int C, class L, class ST>
 __device__ inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, int col0) {
   [[maybe_unused]] stamp::Scope stamp(sim::OpKind::smem_load);
   const int lane = laneid();
+  [[maybe_unused]] const bool swap = layout::fp32_pair_block(lane, 0) == 1;  // fp32 row_l only
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)
 #pragma unroll
@@ -54,7 +56,15 @@ __device__ inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, i
         for (int k = 0; k < 4; ++k) {
           if constexpr (std::is_same_v<L, row_l>) {
             const layout::RowCol e = layout::rt_row_l_element(lane, k, 0);
-            dst.tiles[i][j][k] = *reinterpret_cast<const float2*>(src.at(row0 + 16 * i + e.row, col0 + 16 * j + e.col));
+            if constexpr (layout::fp32_pairs_swap_blocks(sizeof(T), C)) {  // odd rows move the partner block
+              const int partner = j ^ 1;
+              const float2 v = *reinterpret_cast<const float2*>(
+                  src.at(row0 + 16 * i + e.row, col0 + 16 * (swap ? partner : j) + e.col));
+              if (swap) dst.tiles[i][partner][k] = v;
+              else dst.tiles[i][j][k] = v;
+            } else {
+              dst.tiles[i][j][k] = *reinterpret_cast<const float2*>(src.at(row0 + 16 * i + e.row, col0 + 16 * j + e.col));
+            }
           } else {  // col_l: the two elements of a pair are one above the other
             const layout::RowCol e = layout::rt_col_l_element(lane, k, 0);
             dst.tiles[i][j][k] = make_float2(*src.at(row0 + 16 * i + e.row, col0 + 16 * j + e.col),
@@ -69,6 +79,7 @@ template <class ST, class T, int R, int C, class L>
 __device__ inline void store_smem(ST& dst, const rt<T, R, C, L>& src, int row0, int col0) {
   [[maybe_unused]] stamp::Scope stamp(sim::OpKind::smem_store);
   const int lane = laneid();
+  [[maybe_unused]] const bool swap = layout::fp32_pair_block(lane, 0) == 1;  // fp32 row_l only
 #pragma unroll
   for (int i = 0; i < R / 16; ++i)
 #pragma unroll
@@ -88,11 +99,17 @@ __device__ inline void store_smem(ST& dst, const rt<T, R, C, L>& src, int row0, 
       } else {
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-          const float2 v = src.tiles[i][j][k];
           if constexpr (std::is_same_v<L, row_l>) {
             const layout::RowCol e = layout::rt_row_l_element(lane, k, 0);
-            *reinterpret_cast<float2*>(dst.at(row0 + 16 * i + e.row, col0 + 16 * j + e.col)) = v;
+            if constexpr (layout::fp32_pairs_swap_blocks(sizeof(T), C)) {  // odd rows move the partner block
+              const int partner = j ^ 1;
+              *reinterpret_cast<float2*>(dst.at(row0 + 16 * i + e.row, col0 + 16 * (swap ? partner : j) + e.col)) =
+                  swap ? src.tiles[i][partner][k] : src.tiles[i][j][k];
+            } else {
+              *reinterpret_cast<float2*>(dst.at(row0 + 16 * i + e.row, col0 + 16 * j + e.col)) = src.tiles[i][j][k];
+            }
           } else {
+            const float2 v = src.tiles[i][j][k];
             const layout::RowCol e = layout::rt_col_l_element(lane, k, 0);
             *dst.at(row0 + 16 * i + e.row, col0 + 16 * j + e.col) = v.x;
             *dst.at(row0 + 16 * i + e.row + 1, col0 + 16 * j + e.col) = v.y;

@@ -35,7 +35,7 @@ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
     sim::TraceOp op = sim::make_op(sim::OpKind::smem_store, host::smem_offset(dst.data), 0,
                                    static_cast<uint32_t>(16 * cols * sizeof(T)));
     op.smem = {ST::smem_layout(), static_cast<uint16_t>(row0), 0, 16, static_cast<uint16_t>(cols),
-               sim::SmemWalk::accumulator_pairs};
+               sizeof(T) == 2 ? sim::SmemWalk::matrix_x4 : sim::SmemWalk::accumulator_pairs};
     return host::emit(op);
   }
   for (int c = col0; c < col0 + ST::cols && c < N; ++c)
