@@ -4,9 +4,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "sim/machine.hpp"
 #include "viz/lesson/accuracy_model.hpp"
@@ -190,4 +195,39 @@ TEST_CASE("lesson 10 names every row that big=off leaves out", "[lessons][claims
   // The 4096^3 rows left out are exactly the tile sweep's 128-wide and one-consumer runs.
   for (const AccuracyPoint& p : m.points)
     if (p.skipped && p.run.shape.m == 4096 && p.run.shape.k == 4096) CHECK((p.run.cfg.block_n == 128 || p.run.cfg.consumers == 1));
+}
+
+TEST_CASE("lesson 9: the epilogue's measured conflicts are a third of its store wavefronts persistent, about 1 % not", "[lessons][claims]") {
+  // data/measured/h100/gemm-epilogue-conflicts.txt: Nsight Compute's store conflicts and wavefronts
+  // of the three gemm_once launches (persistent, then two not persistent), in that order.
+  std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) + "/data/measured/h100/gemm-epilogue-conflicts.txt");
+  REQUIRE(in);
+  std::vector<double> conflicts, wavefronts;
+  bool launches = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## stmatrix.x4, the three launches", 0) == 0) launches = true;
+    if (!launches) continue;
+    auto value = [&](const char* metric) {
+      std::string digits;
+      for (char c : line.substr(line.find(metric) + std::strlen(metric)))
+        if (std::isdigit(static_cast<unsigned char>(c))) digits += c;
+      return std::stod(digits);
+    };
+    if (line.find("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum") != std::string::npos)
+      conflicts.push_back(value("op_st.sum"));
+    if (line.find("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum") != std::string::npos)
+      wavefronts.push_back(value("op_st.sum"));
+  }
+  REQUIRE(conflicts.size() == 3);
+  REQUIRE(wavefronts.size() == 3);
+  const double persistent = conflicts[0] / wavefronts[0];
+  CHECK(persistent > 0.28);
+  CHECK(persistent < 0.40);
+  for (int launch : {1, 2}) {
+    CHECK(conflicts[launch] / wavefronts[launch] > 0.005);
+    CHECK(conflicts[launch] / wavefronts[launch] < 0.015);
+  }
+  const std::string& text = prose("whole-gemm", "store: the epilogue");
+  CHECK(text.find("about a third of their wavefronts") != std::string::npos);
+  CHECK(text.find("falls to about 1 %") != std::string::npos);
 }
