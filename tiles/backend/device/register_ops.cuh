@@ -1,6 +1,7 @@
 #pragma once
 // Device backend of register-tile ops used by kernels' epilogues and element-wise math.
 #include "tiles/backend/device/core.cuh"
+#include "tiles/backend/device/warp_ops.cuh"
 #include "tiles/layout/fragments.hpp"
 #include "tiles/types/register.hpp"
 #include "tiles/types/shared.hpp"
@@ -45,10 +46,7 @@ __device__ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
         T pair[2] = {from_float<T>(src.tiles[0][j][k].x), from_float<T>(src.tiles[0][j][k].y)};
         m[k] = *reinterpret_cast<uint32_t*>(pair);
       }
-      const uint32_t addr = smem_addr(dst.at(row0 + at.row, 16 * j + at.col - col0));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   ::"r"(addr), "r"(m[0]), "r"(m[1]), "r"(m[2]), "r"(m[3])
-                   : "memory");
+      detail::stmatrix_x4<false>(smem_addr(dst.at(row0 + at.row, 16 * j + at.col - col0)), m[0], m[1], m[2], m[3]);
     }
   } else {
     // No lane swap here (layout::fp32_pair_block): its selects cost the attention backward's dQ

@@ -16,6 +16,16 @@ namespace ts::detail {
 template <class P> __device__ inline uint32_t& bits_ref(P& pair) { return *reinterpret_cast<uint32_t*>(&pair); }
 template <class P> __device__ inline uint32_t bits(const P& pair) { return *reinterpret_cast<const uint32_t*>(&pair); }
 
+// One stmatrix.x4: four 8x8 matrices of 16-bit pairs, lanes 8m..8m+7 naming matrix m's rows.
+template <bool Trans> __device__ inline void stmatrix_x4(uint32_t addr, uint32_t m0, uint32_t m1, uint32_t m2, uint32_t m3) {
+  if constexpr (Trans)
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                 ::"r"(addr), "r"(m0), "r"(m1), "r"(m2), "r"(m3) : "memory");
+  else
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                 ::"r"(addr), "r"(m0), "r"(m1), "r"(m2), "r"(m3) : "memory");
+}
+
 // Subtile (r, c) of a tile, or (c, r) when the tile holds the operand transposed.
 template <bool Trans, class X> __device__ inline const auto& subtile(const X& x, int r, int c) {
   if constexpr (Trans) return x.tiles[c][r];
@@ -88,14 +98,7 @@ __device__ inline void store_smem(ST& dst, const rt<T, R, C, L>& src, int row0, 
         const layout::RowCol at = layout::ldmatrix_x4_row_start(lane);
         const uint32_t addr = smem_addr(dst.at(row0 + 16 * i + at.row, col0 + 16 * j + at.col));
         const auto& p = src.tiles[i][j];
-        if constexpr (std::is_same_v<L, row_l>)
-          asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                       ::"r"(addr), "r"(bits(p[0])), "r"(bits(p[1])), "r"(bits(p[2])), "r"(bits(p[3]))
-                       : "memory");
-        else
-          asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                       ::"r"(addr), "r"(bits(p[0])), "r"(bits(p[1])), "r"(bits(p[2])), "r"(bits(p[3]))
-                       : "memory");
+        stmatrix_x4<!std::is_same_v<L, row_l>>(addr, bits(p[0]), bits(p[1]), bits(p[2]), bits(p[3]));
       } else {
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
