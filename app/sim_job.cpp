@@ -34,6 +34,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--block-n", a.block_n, "gemm: output tile width, 128 or 256");
   cmd->add_option("--consumers", a.consumers,
                   "Consumer warpgroups of 64 rows (gemm: 1 or 2, default 2; attention forward: 2 or 3, default per head size)");
+  cmd->add_option("--cluster", a.cluster, "gemm: CTAs per cluster along M, 1 or 2 (2: each B slice read once per cluster, by TMA multicast)");
   cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
   cmd->add_option("--persistent", a.persistent, "gemm: on: one block per SM looping over tiles; off: one block per tile");
   cmd->add_flag("--b-col-major", a.b_col_major, "gemm: B stored N x K");
@@ -47,7 +48,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
 }
 
 namespace {
-const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--order", "--persistent",
+const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--cluster", "--order", "--persistent",
                                    "--b-col-major", "--b", "--h", "--hkv", "--d", "--causal", "--bwd", "--overlap"};
 }
 
@@ -59,7 +60,7 @@ bool any_job_option(const CLI::App* cmd) {
 
 nlohmann::json job_args_json(const JobArgs& a) {
   return {{"kernel", a.kernel}, {"m", a.m},        {"n", a.n},           {"k", a.k},           {"stages", a.stages},
-          {"block_n", a.block_n}, {"consumers", a.consumers}, {"order", a.order}, {"persistent", a.persistent},
+          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"order", a.order}, {"persistent", a.persistent},
           {"b_col_major", a.b_col_major}, {"b", a.batch}, {"h", a.heads}, {"hkv", a.heads_kv}, {"d", a.dim},
           {"causal", a.causal}, {"bwd", a.bwd}, {"overlap", a.overlap}};
 }
@@ -76,7 +77,7 @@ JobArgs job_args_from_json(const nlohmann::json& j) {
     }
   };
   get("kernel", a.kernel), get("m", a.m), get("n", a.n), get("k", a.k), get("stages", a.stages), get("block_n", a.block_n);
-  get("consumers", a.consumers), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
+  get("consumers", a.consumers), get("cluster", a.cluster), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
   get("b", a.batch), get("h", a.heads), get("hkv", a.heads_kv), get("d", a.dim), get("causal", a.causal), get("bwd", a.bwd);
   get("overlap", a.overlap);
   return a;
@@ -92,6 +93,7 @@ SimJob job_from(const JobArgs& a) {
     job.gemm.stages = a.stages;
     job.gemm.block_n = a.block_n;
     job.gemm.consumers = a.consumers == 0 ? 2 : a.consumers;
+    job.gemm.cluster = a.cluster;
     job.gemm.b_row_major = !a.b_col_major;
     const auto order = sched::parse_order(a.order);
     if (!order) throw UsageError("unknown order '" + a.order + "' (expected row, col, grouped or grouped:G)");

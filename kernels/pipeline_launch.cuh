@@ -49,15 +49,52 @@ inline int sm_count() {
   return sms;
 }
 
-// pipeline_kernel<K><<<grid, ...>>>(g, clocks) on `stream`, inside an NVTX range named `range`.
+// The launch of `grid` blocks of K, clusters of K::cluster_size along x when it has them.
 template <class K>
-void launch_pipeline(const typename K::globals& g, int grid, cudaStream_t stream, BlockClock* clocks, const std::string& range) {
+cudaLaunchConfig_t pipeline_config(int grid, cudaStream_t stream, cudaLaunchAttribute (&attr)[1]) {
   constexpr size_t smem = sched::pipeline_smem_bytes<K>();
   check_cuda(cudaFuncSetAttribute(pipeline_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
              "cudaFuncSetAttribute(max dynamic shared memory)");
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(sched::pipeline_threads<K>());
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  if constexpr (sched::kernel_cluster_size<K>() > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = sched::kernel_cluster_size<K>();
+    attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+  return config;
+}
+
+// How many blocks of K can be resident at once: one per SM, or with clusters as many whole
+// clusters as the driver can place (an H100's GPCs do not all pair up their SMs evenly).
+template <class K>
+int resident_blocks() {
+  constexpr int ctas = sched::kernel_cluster_size<K>();
+  if constexpr (ctas == 1) return sm_count();
+  static const int blocks = [] {  // asked once: the query costs more than a launch
+    cudaLaunchAttribute attr[1];
+    const cudaLaunchConfig_t config = pipeline_config<K>(sm_count(), nullptr, attr);
+    int clusters = 0;
+    check_cuda(cudaOccupancyMaxActiveClusters(&clusters, pipeline_kernel<K>, &config), "cudaOccupancyMaxActiveClusters");
+    if (clusters <= 0) throw std::runtime_error("no cluster of " + std::to_string(ctas) + " blocks fits on this GPU");
+    return clusters * ctas;
+  }();
+  return blocks;
+}
+
+// pipeline_kernel<K><<<grid, ...>>>(g, clocks) on `stream`, inside an NVTX range named `range`.
+template <class K>
+void launch_pipeline(const typename K::globals& g, int grid, cudaStream_t stream, BlockClock* clocks, const std::string& range) {
+  cudaLaunchAttribute attr[1];
+  const cudaLaunchConfig_t config = pipeline_config<K>(grid, stream, attr);
   nvtxRangePushA(range.c_str());
-  pipeline_kernel<K><<<grid, sched::pipeline_threads<K>(), smem, stream>>>(g, clocks);
-  const cudaError_t e = cudaGetLastError();
+  const cudaError_t launched = cudaLaunchKernelEx(&config, pipeline_kernel<K>, g, clocks);
+  const cudaError_t e = launched != cudaSuccess ? launched : cudaGetLastError();
   nvtxRangePop();
   check_cuda(e, ("launch of " + range).c_str());
 }

@@ -164,6 +164,44 @@ TEST_CASE("host GEMM with one consumer warpgroup (64-row tiles)", "[host][gemm]"
   CHECK(validate({128, 128, 128}, bad).find("consumers") != std::string::npos);
 }
 
+TEST_CASE("host GEMM in clusters of 2: B multicast into both CTAs, an overhanging last cluster", "[host][gemm]") {
+  // 200 rows are 2 tile rows (one cluster), 384 are 3 (the second cluster's rank 1 has no rows);
+  // tails in every dimension; persistent over 2 and 4 "SMs" (whole clusters) and one block per tile.
+  const GemmShape shapes[] = {{200, 264, 136}, {384, 640, 128}};
+  unsigned seed = 300;
+  for (const GemmShape& s : shapes)
+    for (bool b_row : {true, false}) {
+      const Inputs in = make_inputs(s, b_row, seed++);
+      for (int block_n : {128, 256})
+        for (int stages : {2, 4})
+          for (int sms : {2, 4, 132}) {
+            GemmConfig cfg;
+            cfg.cluster = 2;
+            cfg.block_n = block_n;
+            cfg.stages = stages;
+            cfg.b_row_major = b_row;
+            cfg.out = OutType::fp32;
+            cfg.persistent = sms != 132;
+            INFO(name(s, cfg, sms));
+            const Result r = run(in, cfg, sms);
+            CHECK(r.unwritten == 0);
+            CHECK(r.rel_frobenius < 1e-5);
+          }
+    }
+  GemmConfig bad;
+  bad.cluster = 2;
+  bad.consumers = 1;
+  CHECK(validate({128, 128, 128}, bad).find("cluster of 2 needs 2 consumers") != std::string::npos);
+  bad.consumers = 2;
+  bad.cluster = 4;
+  CHECK(validate({128, 128, 128}, bad).find("cluster must be 1 or 2") != std::string::npos);
+  // Whole clusters: a persistent grid on an odd number of SMs leaves the odd one out.
+  GemmConfig two;
+  two.cluster = 2;
+  CHECK(gemm_grid_blocks({1024, 1024, 64}, two, 5) == 4);
+  CHECK(gemm_grid_blocks({384, 256, 64}, two, 132) == 4);  // 3 tile rows round up to 2 clusters
+}
+
 TEST_CASE("host GEMM refuses what the device launcher refuses", "[host][gemm]") {
   std::vector<bf16> a(128 * 128), b(128 * 128);
   std::vector<float> c(128 * 128);

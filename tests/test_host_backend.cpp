@@ -318,3 +318,84 @@ TEST_CASE("an arrival, announced bytes or a TMA load from the whole warp is an e
     wait(b, 0);
   }));
 }
+
+TEST_CASE("contiguous_part cuts a tile into runs of bytes that are tiles of the same layout", "[host][layout]") {
+  // Four column blocks: each half is two whole blocks.
+  st<bf16, 64, 256> wide;
+  auto& right = contiguous_part<2>(wide, 1);
+  static_assert(std::is_same_v<std::remove_reference_t<decltype(right)>, st<bf16, 64, 128>>);
+  for (int r : {0, 7, 63})
+    for (int c : {0, 63, 64, 127}) CHECK(right.at(r, c) == wide.at(r, c + 128));
+  // One column block: each half is a run of whole 8-row swizzle groups.
+  st<bf16, 256, 64> tall;
+  auto& bottom = contiguous_part<2>(tall, 1);
+  static_assert(std::is_same_v<std::remove_reference_t<decltype(bottom)>, st<bf16, 128, 64>>);
+  for (int r : {0, 1, 8, 127})
+    for (int c : {0, 8, 63}) CHECK(bottom.at(r, c) == tall.at(r + 128, c));
+}
+
+TEST_CASE("a cluster's blocks run together: cluster::sync, arrivals on a peer's barrier, TMA multicast", "[host][cluster]") {
+  struct Smem {
+    st<bf16, 64, 64> tile;
+    barrier full, done;
+  };
+  constexpr std::size_t bytes = sizeof(Smem) + 1024;
+  std::vector<char> mem[2] = {std::vector<char>(bytes, '\xff'), std::vector<char>(bytes, '\xff')};
+  auto at = [](std::vector<char>& m) { return reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(m.data()) + 1023) & ~std::uintptr_t{1023}); };
+  std::vector<bf16> src(64 * 64);
+  for (int i = 0; i < 64 * 64; ++i) src[i] = bf16(static_cast<float>(i % 61));
+  const auto g = gl<bf16>::make(src.data(), 1, 1, 64, 64);
+  const auto map = tma::make_map<st<bf16, 64, 64>>(g);
+
+  host::Cluster cluster;
+  host::Block blks[2];
+  for (int r = 0; r < 2; ++r) {
+    blks[r].index = r;
+    blks[r].grid = 2;
+    blks[r].warps = 2;
+    blks[r].smem = reinterpret_cast<char*>(at(mem[r]));  // a peer's object sits at the same offset from here
+    blks[r].smem_bytes = sizeof(Smem);
+    blks[r].cluster = &cluster;
+    blks[r].cluster_rank = r;
+    cluster.blocks.push_back(&blks[r]);
+    cluster.warps += 2;
+  }
+  int checked = 0;
+  host::run_blocks({&blks[0], &blks[1]}, [&] {
+    Smem& s = *at(mem[cluster::rank()]);
+    if (warpid() == 0 && elect_one()) {
+      init(s.full, 1);
+      init(s.done, 2);  // one warp of each CTA
+    }
+    cluster::sync();
+    if (warpid() == 0) {
+      if (elect_one()) expect_bytes(s.full, sizeof(s.tile));
+      // Rank 0 loads once for both CTAs.
+      if (cluster::rank() == 0 && elect_one()) tma::load_async_multicast(s.tile, map, {0, 0, 0, 0}, s.full, 0b11);
+      wait(s.full, 0);
+      for (int r = 0; r < 64; r += 9)
+        for (int c = 0; c < 64; c += 7) checked += static_cast<float>(*s.tile.at(r, c)) == static_cast<float>(src[r * 64 + c]);
+      // Both CTAs' warps 0 arrive on rank 1's barrier; its warp 1 waits for the two.
+      if (elect_one()) cluster::arrive(s.done, 1);
+    } else if (cluster::rank() == 1) {
+      wait(s.done, 0);
+    }
+    cluster::sync();
+  });
+  CHECK(checked == 2 * 8 * 10);
+
+  // A cluster member waiting for an arrival that never comes: a deadlock report naming the cluster.
+  std::vector<char> fresh[2] = {std::vector<char>(bytes, '\xff'), std::vector<char>(bytes, '\xff')};
+  blks[0].smem = reinterpret_cast<char*>(at(fresh[0])), blks[1].smem = reinterpret_cast<char*>(at(fresh[1]));
+  host::Cluster c2;
+  for (auto& b : blks) b.cluster = &c2, c2.blocks.push_back(&b), c2.warps += 2;
+  CHECK_THROWS_WITH(host::run_blocks({&blks[0], &blks[1]},
+                                     [&] {
+                                       Smem& s = *at(fresh[cluster::rank()]);
+                                       if (warpid() == 0 && elect_one()) init(s.done, 3);
+                                       cluster::sync();
+                                       if (warpid() == 0 && elect_one()) cluster::arrive(s.done, 0);
+                                       if (cluster::rank() == 0 && warpid() == 1) wait(s.done, 0);
+                                     }),
+                    Catch::Contains("cluster of 2 blocks") && Catch::Contains("1 of 3 arrivals missing"));
+}

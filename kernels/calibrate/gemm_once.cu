@@ -1,8 +1,9 @@
 // Launches our GEMM once per configuration on fresh random inputs, for Nsight Compute to count
 // its DRAM bytes (scripts/measure-gemm-dram profiles every pipeline_kernel launch of this program).
 //
-//   gemm_once M N K CONFIG...     CONFIG = ORDER[/np]: ORDER as `tilescope bench` names it
-//                                 (row, col, grouped, grouped:16); /np: not persistent
+//   gemm_once M N K CONFIG...     CONFIG = ORDER[/np][/c2]: ORDER as `tilescope bench` names it
+//                                 (row, col, grouped, grouped:16); /np: not persistent;
+//                                 /c2: clusters of 2 sharing B by multicast
 //
 // Prints one line per launch, in launch order: "launch I m=.. n=.. k=.. order=.. group=.. persistent=..
 // stages=.. block_n=.. b_row_major=.. out=..", which the script joins with ncu's rows.
@@ -24,10 +25,14 @@ void check(cudaError_t e, const char* what) {
 
 ts::kernels::GemmConfig parse_config(std::string s) {
   ts::kernels::GemmConfig cfg;
-  if (s.size() > 3 && s.compare(s.size() - 3, 3, "/np") == 0) {
-    cfg.persistent = false;
-    s.resize(s.size() - 3);
-  }
+  const auto strip = [&](const char* suffix) {
+    const std::string x = suffix;
+    if (s.size() <= x.size() || s.compare(s.size() - x.size(), x.size(), x) != 0) return false;
+    s.resize(s.size() - x.size());
+    return true;
+  };
+  if (strip("/c2")) cfg.cluster = 2;
+  if (strip("/np")) cfg.persistent = false;
   const auto order = ts::sched::parse_order(s);
   if (!order) throw std::invalid_argument("unknown order '" + s + "' (row, col, grouped, grouped:N)");
   cfg.order = *order;
@@ -38,7 +43,7 @@ ts::kernels::GemmConfig parse_config(std::string s) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: gemm_once M N K ORDER[/np]...\n");
+    std::fprintf(stderr, "usage: gemm_once M N K ORDER[/np][/c2]...\n");
     return 2;
   }
   try {
@@ -59,9 +64,9 @@ int main(int argc, char** argv) {
       const auto& cfg = configs[i];
       ts::kernels::launch_gemm(a, b, c, shape, cfg, nullptr);
       check(cudaDeviceSynchronize(), "gemm");
-      std::printf("launch %zu m=%lld n=%lld k=%lld order=%s group=%d persistent=%d stages=%d block_n=%d b_row_major=%d out=%s\n",
-                  i, (long long)shape.m, (long long)shape.n, (long long)shape.k, ts::sched::order_name(cfg.order.order),
-                  cfg.order.group, cfg.persistent ? 1 : 0, cfg.stages, cfg.block_n, cfg.b_row_major ? 1 : 0,
+      std::printf("launch %zu blocks=%d m=%lld n=%lld k=%lld order=%s group=%d persistent=%d cluster=%d stages=%d block_n=%d b_row_major=%d out=%s\n",
+                  i, ts::kernels::gemm_launch_blocks(shape, cfg), (long long)shape.m, (long long)shape.n, (long long)shape.k, ts::sched::order_name(cfg.order.order),
+                  cfg.order.group, cfg.persistent ? 1 : 0, cfg.cluster, cfg.stages, cfg.block_n, cfg.b_row_major ? 1 : 0,
                   cfg.out == ts::kernels::OutType::bf16 ? "bf16" : "fp32");
       std::fflush(stdout);
     }

@@ -2,15 +2,19 @@
 // bf16 GEMM, C = A B, on the pipeline template: one producer warpgroup streams 64-deep slices of
 // A and B by TMA; each of Consumers (1 or 2) consumer warpgroups owns 64 rows of the output tile and
 // multiplies with wgmma; the epilogue stages C through shared memory and stores it by TMA.
+// With Cluster = 2, two CTAs computing vertically neighbouring tiles (the same columns of B) form
+// a cluster: each loads half of every B slice from L2 and multicasts it into both, so L2 serves
+// each B slice once per cluster instead of once per CTA.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include "tiles/tiles.hpp"
 #include "tiles/sched/pipeline.hpp"
 
 namespace ts::kernels {
 
-template <int BlockN, int Stages, bool BRowMajor, class TC, int Consumers = 2>
+template <int BlockN, int Stages, bool BRowMajor, class TC, int Consumers = 2, int Cluster = 1>
 struct gemm {
   static constexpr int consumers = Consumers, block_m = 64 * consumers, block_n = BlockN, block_k = 64;
+  static constexpr int cluster_size = Cluster;
   static constexpr int stages = Stages, producer_registers = 40, consumer_registers = 232;
   // C leaves in column chunks that fill 16 KB of staging per consumer. (Two 8 KB buffers, so that
   // the warps fill one while TMA reads the other, measured 10-20% slower on skinny shapes on the
@@ -19,11 +23,12 @@ struct gemm {
 
   using a_tile = st<bf16, 64, block_k>;  // one consumer's 64 rows
   using b_tile = std::conditional_t<BRowMajor, st<bf16, block_k, block_n>, st<bf16, block_n, block_k>>;
+  using b_share = part_tile<bf16, b_tile::rows, b_tile::cols, Cluster>;  // what one CTA of a cluster loads of B
   using c_tile = st<TC, 64, store_cols>;
 
   struct globals {
     tma::map<a_tile> a;
-    tma::map<b_tile> b;
+    tma::map<b_share> b;
     tma::map<c_tile> c;
     int tiles_m, tiles_n, k_iters;
     sched::OrderSpec order;
@@ -39,14 +44,30 @@ struct gemm {
     rt_fl<16, block_n> acc;  // this warp's 16 rows of the consumer's 64 x block_n accumulator
   };
 
-  static TS_KERNEL_FN int num_tiles(const globals& g) { return g.tiles_m * g.tiles_n; }
+  // Tiles are numbered cluster by cluster: Cluster consecutive numbers are the CTAs of a cluster
+  // (block b has cluster rank b % Cluster), and the block order walks clusters. A last cluster
+  // that overhangs M loads zeros and stores nothing (TMA clips), so every CTA of it keeps pace.
+  static TS_KERNEL_FN int cluster_rows(const globals& g) { return (g.tiles_m + Cluster - 1) / Cluster; }
+  static TS_KERNEL_FN int num_tiles(const globals& g) { return cluster_rows(g) * Cluster * g.tiles_n; }
   static TS_KERNEL_FN int iterations(const globals& g) { return g.k_iters; }
+  static TS_KERNEL_FN sched::TileIndex tile_index(const globals& g, int tile) {
+    const auto t = sched::tile_of(g.order, tile / Cluster, cluster_rows(g), g.tiles_n);
+    return {t.m * Cluster + tile % Cluster, t.n};
+  }
 
   static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int k, barrier& full) {
-    const auto t = sched::tile_of(g.order, tile, g.tiles_m, g.tiles_n);
+    const auto t = tile_index(g, tile);
     for (int c = 0; c < consumers; ++c) tma::load_async(in.a[c], g.a, {0, 0, t.m * consumers + c, k}, full);
-    if constexpr (BRowMajor) tma::load_async(in.b, g.b, {0, 0, k, t.n}, full);
-    else tma::load_async(in.b, g.b, {0, 0, t.n, k}, full);
+    if constexpr (Cluster == 1) {
+      if constexpr (BRowMajor) tma::load_async(in.b, g.b, {0, 0, k, t.n}, full);
+      else tma::load_async(in.b, g.b, {0, 0, t.n, k}, full);
+    } else {  // our share of the B slice, into the same stage of both CTAs
+      const int rank = tile % Cluster, share = t.n * Cluster + rank;
+      constexpr uint16_t everyone = (1u << Cluster) - 1;
+      auto& part = contiguous_part<Cluster>(in.b, rank);
+      if constexpr (BRowMajor) tma::load_async_multicast(part, g.b, {0, 0, k, share}, full, everyone);
+      else tma::load_async_multicast(part, g.b, {0, 0, share, k}, full, everyone);
+    }
   }
 
   static TS_KERNEL_FN void compute(consumer_state& s, input_stage& in, int consumer, int k) {
@@ -60,7 +81,7 @@ struct gemm {
   static TS_KERNEL_FN void compute_done(consumer_state& s) { warpgroup::mma_async_wait<0>(s.acc); }
 
   static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int consumer) {
-    const auto t = sched::tile_of(g.order, tile, g.tiles_m, g.tiles_n);
+    const auto t = tile_index(g, tile);
     const bool leader = warpgroup::warpid() == 0 && elect_one();
     for (int j = 0; j < block_n / store_cols; ++j) {
       if (leader) tma::store_async_read_wait<0>();  // the previous store has read the staging tile

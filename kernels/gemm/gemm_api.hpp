@@ -15,6 +15,7 @@ struct GemmConfig {
   int stages = 4;        // 1..4
   int block_n = 256;     // 128 or 256
   int consumers = 2;     // consumer warpgroups of 64 rows each (1 or 2): block_m = 64 * consumers
+  int cluster = 1;       // CTAs per cluster along M (1 or 2), sharing each B slice by TMA multicast
   bool persistent = true;
   sched::OrderSpec order{sched::Order::grouped, 8};
   bool b_row_major = true;  // B stored K x N (row-major) or N x K ("column-major" B)
@@ -31,8 +32,14 @@ std::string validate(const GemmShape& shape, const GemmConfig& cfg);
 
 std::string describe(const GemmConfig& cfg);
 
-// Blocks in a launch on `sms` SMs: one per output tile, or one per SM (at most) when persistent.
+// Blocks in a launch on `sms` SMs: one per output tile, or one per SM (at most) when persistent;
+// whole clusters either way (a cluster that overhangs M has a CTA with no rows to compute). With
+// clusters, `sms` is how many CTAs can be resident at once in whole clusters (the device launcher
+// asks the driver: not every SM of an H100 can pair up).
 int gemm_grid_blocks(const GemmShape& shape, const GemmConfig& cfg, int sms);
+
+// gemm_grid_blocks() on the current GPU, as launch_gemm sizes its grid (device builds only).
+int gemm_launch_blocks(const GemmShape& shape, const GemmConfig& cfg);
 
 // What one block of a launch saw: SM clock cycles and global-timer nanoseconds from its start to
 // its end (their ratio is the SM clock while it ran).

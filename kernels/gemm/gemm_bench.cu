@@ -63,10 +63,7 @@ void cublas_gemm(cublasHandle_t h, const void* a, const void* b, void* c, const 
 // The SM clock while our kernel runs in the power state the timed runs left: one more launch,
 // each block timing itself (cycles over global-timer nanoseconds); the median over blocks.
 double clock_during(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg) {
-  int device = 0, sms = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute(SM count)");
-  const int blocks = gemm_grid_blocks(s, cfg, sms);
+  const int blocks = gemm_launch_blocks(s, cfg);
   DeviceBuffer clocks(blocks * sizeof(BlockClock));
   check(cudaMemset(clocks.p, 0, blocks * sizeof(BlockClock)), "cudaMemset");
   launch_gemm(a, b, c, s, cfg, nullptr, static_cast<BlockClock*>(clocks.p));
@@ -156,7 +153,7 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
       const auto& r = rows[i];
       out << "    {\"group\": \"" << r.group << "\", \"m\": " << r.shape.m << ", \"n\": " << r.shape.n << ", \"k\": "
           << r.shape.k << ", \"stages\": " << r.cfg.stages << ", \"block_m\": " << 64 * r.cfg.consumers << ", \"block_n\": " << r.cfg.block_n
-          << ", \"block_k\": 64, \"consumers\": " << r.cfg.consumers << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
+          << ", \"block_k\": 64, \"consumers\": " << r.cfg.consumers << ", \"cluster\": " << r.cfg.cluster << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
           << ", \"order\": \"" << sched::order_name(r.cfg.order.order) << "\", \"group_size\": " << r.cfg.order.group
           << ", \"b_row_major\": " << (r.cfg.b_row_major ? "true" : "false") << ", \"out\": \""
           << (r.cfg.out == OutType::bf16 ? "bf16" : "fp32") << "\", \"median_ms\": " << r.ms << ", \"tflops\": " << r.tflops
@@ -239,6 +236,21 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     GemmConfig n128 = best; n128.block_n = 128; add("tile", 4096, 4096, 4096, n128); add("tile", 4096, 4096, 256, n128);
     GemmConfig one = best; one.consumers = 1; add("tile", 4096, 4096, 4096, one);
   }
+  if (only_group == "cluster") {
+    // Clusters of 2 sharing B by multicast (`--only cluster`), each shape beside the main sweep's
+    // configuration in the same run. The grouped order walks clusters, so grouped:4 of clusters
+    // covers the tile rows grouped:8 does without them.
+    auto clustered = [&](int group) { GemmConfig c = best; c.cluster = 2; c.order.group = group; return c; };
+    for (int64_t s : {2048, 4096, 8192, 16384}) {
+      add("cluster", s, s, s, best);
+      add("cluster", s, s, s, clustered(8));
+      add("cluster", s, s, s, clustered(4));
+    }
+    for (int64_t k : {64, 256, 1024}) {
+      add("cluster", 4096, 4096, k, best);
+      add("cluster", 4096, 4096, k, clustered(8));
+    }
+  }
   if (only_group == "holdout") {
     // Configurations the simulator was never compared with while it was built: shapes, stage
     // counts and orders off the sweep above, to test it where nothing was tuned (`--only holdout`).
@@ -255,7 +267,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     add("holdout", 4096, 4096, 8192, with([](GemmConfig& c) { c.stages = 2; c.b_row_major = false; }));
   }
   if (rows.empty())
-    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile or holdout)");
+    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile, cluster or holdout)");
   return bench_rows(rows, json_path);
 }
 

@@ -12,6 +12,9 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
   if (cfg.stages < 1 || cfg.stages > 4) return "stages must be 1..4, got " + std::to_string(cfg.stages);
   if (cfg.block_n != 128 && cfg.block_n != 256) return "block_n must be 128 or 256, got " + std::to_string(cfg.block_n);
   if (cfg.consumers != 1 && cfg.consumers != 2) return "consumers must be 1 or 2, got " + std::to_string(cfg.consumers);
+  if (cfg.cluster != 1 && cfg.cluster != 2) return "cluster must be 1 or 2, got " + std::to_string(cfg.cluster);
+  if (cfg.cluster == 2 && (cfg.consumers != 2 || cfg.stages < 2))
+    return "a cluster of 2 needs 2 consumers and 2..4 stages";
   if (s.k % 8 != 0) return "K must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.k);
   if (s.n % 8 != 0) return "N must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.n);
   if (cfg.order.order == sched::Order::grouped && cfg.order.group <= 0) return "group size must be positive";
@@ -19,16 +22,18 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
 }
 
 int gemm_grid_blocks(const GemmShape& s, const GemmConfig& cfg, int sms) {
-  const int64_t block_m = 64 * cfg.consumers;
-  const int64_t tiles = ((s.m + block_m - 1) / block_m) * ((s.n + cfg.block_n - 1) / cfg.block_n);
-  return static_cast<int>(cfg.persistent ? std::min<int64_t>(tiles, sms) : tiles);
+  const int64_t block_m = 64 * cfg.consumers, tiles_m = (s.m + block_m - 1) / block_m;
+  const int64_t tiles = (tiles_m + cfg.cluster - 1) / cfg.cluster * cfg.cluster * ((s.n + cfg.block_n - 1) / cfg.block_n);
+  if (!cfg.persistent) return static_cast<int>(tiles);
+  return static_cast<int>(std::min<int64_t>(tiles, sms / cfg.cluster * cfg.cluster));
 }
 
 std::string describe(const GemmConfig& cfg) {
   std::string order = sched::order_name(cfg.order.order);
   if (cfg.order.order == sched::Order::grouped) order += ":" + std::to_string(cfg.order.group);
   return "tile " + std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + "x64 stages " + std::to_string(cfg.stages) + " order " + order +
-         (cfg.persistent ? " persistent" : " non-persistent") + (cfg.b_row_major ? " B row-major" : " B col-major") +
+         (cfg.persistent ? " persistent" : " non-persistent") +
+         (cfg.cluster > 1 ? " cluster " + std::to_string(cfg.cluster) : std::string()) + (cfg.b_row_major ? " B row-major" : " B col-major") +
          (cfg.out == OutType::bf16 ? " C bf16" : " C fp32");
 }
 

@@ -22,7 +22,7 @@ static typename K::globals make_globals(const void* a, const void* b, void* c, c
   const auto ga = gl<bf16>::make(pa, 1, 1, s.m, s.k);
   const auto gb = cfg.b_row_major ? gl<bf16>::make(pb, 1, 1, s.k, s.n) : gl<bf16>::make(pb, 1, 1, s.n, s.k);
   const auto gc = gl<TC>::make(static_cast<TC*>(c), 1, 1, s.m, s.n);
-  return typename K::globals{tma::make_map<typename K::a_tile>(ga), tma::make_map<typename K::b_tile>(gb),
+  return typename K::globals{tma::make_map<typename K::a_tile>(ga), tma::make_map<typename K::b_share>(gb),
                              tma::make_map<typename K::c_tile>(gc),
                              static_cast<int>((s.m + K::block_m - 1) / K::block_m),
                              static_cast<int>((s.n + K::block_n - 1) / K::block_n),
@@ -39,9 +39,20 @@ static void stages(const GemmConfig& cfg, F& f) {
     default: return f.template operator()<gemm<BN, 4, BRow, TC, C>>();
   }
 }
+// Clusters of 2 come with two consumers and 2..4 stages only (validate() says so): fewer instances
+// to compile, and a one-stage ring has no loads to share ahead of the MMAs anyway.
+template <int BN, bool BRow, class TC, class F>
+static void clustered(const GemmConfig& cfg, F& f) {
+  switch (cfg.stages) {
+    case 2: return f.template operator()<gemm<BN, 2, BRow, TC, 2, 2>>();
+    case 3: return f.template operator()<gemm<BN, 3, BRow, TC, 2, 2>>();
+    default: return f.template operator()<gemm<BN, 4, BRow, TC, 2, 2>>();
+  }
+}
 template <int BN, bool BRow, class TC, class F>
 static void consumers(const GemmConfig& cfg, F& f) {
-  if (cfg.consumers == 1) stages<BN, BRow, TC, 1>(cfg, f);
+  if (cfg.cluster == 2) clustered<BN, BRow, TC>(cfg, f);
+  else if (cfg.consumers == 1) stages<BN, BRow, TC, 1>(cfg, f);
   else stages<BN, BRow, TC, 2>(cfg, f);
 }
 template <bool BRow, class TC, class F>

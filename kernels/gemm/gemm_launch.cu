@@ -9,4 +9,6 @@ void launch_gemm(const void* a, const void* b, void* c, const GemmShape& s, cons
   launch_gemm_device(a, b, c, s, cfg, static_cast<cudaStream_t>(stream), block_clocks);
 }
 
+int gemm_launch_blocks(const GemmShape& s, const GemmConfig& cfg) { return gemm_device_blocks(s, cfg); }
+
 }  // namespace ts::kernels

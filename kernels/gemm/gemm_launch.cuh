@@ -19,8 +19,15 @@ static void launch_gemm_device(const void* a, const void* b, void* c, const Gemm
   with_gemm(cfg, [&]<class K>() {
     const typename K::globals g = make_globals<K>(a, b, c, s, cfg);
     const std::string range = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + describe(cfg);
-    launch_pipeline<K>(g, gemm_grid_blocks(s, cfg, sm_count()), stream, block_clocks, range);
+    launch_pipeline<K>(g, gemm_grid_blocks(s, cfg, resident_blocks<K>()), stream, block_clocks, range);
   });
+}
+
+// Blocks launch_gemm_device launches for this shape and config on the current GPU.
+static int gemm_device_blocks(const GemmShape& s, const GemmConfig& cfg) {
+  int blocks = 0;
+  with_gemm(cfg, [&]<class K>() { blocks = gemm_grid_blocks(s, cfg, resident_blocks<K>()); });
+  return blocks;
 }
 
 }  // namespace ts::kernels

@@ -138,7 +138,7 @@ RecordedRun record_gemm(const GemmShape& s, const GemmConfig& cfg, const RecordO
   uint32_t warps = 0;
   with_gemm(cfg, [&]<class K>() { warps = sched::pipeline_threads<K>() / 32; });
   RecordedRun run;
-  run.grid_blocks = static_cast<uint32_t>(gemm_grid_blocks(s, cfg, sm_count()));
+  run.grid_blocks = static_cast<uint32_t>(gemm_device_blocks(s, cfg));
   run.title = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + describe(cfg);
   run.recording = record(run.grid_blocks, warps, opt, [&](const stamp::Plan&) { launch_gemm_device(a.p, b.p, c.p, s, cfg, nullptr, nullptr); });
   const TimedPlan timed(run.recording.plan);

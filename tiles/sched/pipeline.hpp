@@ -26,9 +26,16 @@
 //                               0 for a compute that waits for its own MMAs
 //   input_bytes, tile_bytes     bytes TMA brings per stage (default: sizeof the stage), for stages
 //                               whose members leave padding (a shared vector beside 1024-aligned tiles)
+//   cluster_size                CTAs per cluster (default 1). With 2 or more, K::load may multicast
+//                               into the same stage of every CTA of the cluster, so a stage is empty
+//                               only once the consumers of every CTA have handed it back: each
+//                               consumer warp arrives on the stage's empty barrier in every CTA.
+//                               Grids are whole clusters; the CTAs of a cluster run the same number
+//                               of tiles and iterations (K's tile numbering sees to it).
 #include <cstddef>
 #include <cstdint>
 
+#include "tiles/sync/cluster.hpp"
 #include "tiles/tiles.hpp"
 
 namespace ts::sched {
@@ -46,6 +53,10 @@ template <HasTileStage K> struct tile_stage_of<K> { using type = typename K::til
 template <class K> constexpr int kernel_release_lag() {
   if constexpr (requires { K::release_lag; }) return K::release_lag;
   else return release_lag(K::stages);
+}
+template <class K> constexpr int kernel_cluster_size() {
+  if constexpr (requires { K::cluster_size; }) return K::cluster_size;
+  else return 1;
 }
 template <class K> constexpr uint32_t input_stage_bytes() {
   if constexpr (requires { K::input_bytes; }) return K::input_bytes;
@@ -86,12 +97,21 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
   auto& s = *reinterpret_cast<pipeline_shared<K>*>((reinterpret_cast<std::uintptr_t>(smem) + 1023) & ~std::uintptr_t{1023});
   constexpr int lag = kernel_release_lag<K>();
   static_assert(lag == 0 || (lag == 1 && K::stages > 1), "pipeline: a consumer keeps a stage 0 iterations, or 1 with 2+ stages");
+  constexpr int ctas = kernel_cluster_size<K>();
+  static_assert(ctas == 1 || !HasTileStage<K>, "pipeline: a tile stage is not shared across a cluster");
   const int tiles = K::num_tiles(g);
+  // A stage goes back to the producers: one arrival per consumer warp of every CTA of the cluster.
+  auto hand_back = [&](barrier& empty) {
+    if (!elect_one()) return;
+    if constexpr (ctas == 1) arrive(empty);
+    else
+      for (int cta = 0; cta < ctas; ++cta) cluster::arrive(empty, cta);
+  };
 
   if (warpid() == 0 && elect_one()) {
     for (int i = 0; i < K::stages; ++i) {
-      init(s.inputs_full[i], 1);                      // the producer's expect_bytes
-      init(s.inputs_empty[i], 4 * K::consumers);      // one arrival per consumer warp
+      init(s.inputs_full[i], 1);                            // the producer's expect_bytes
+      init(s.inputs_empty[i], 4 * K::consumers * ctas);  // one arrival per consumer warp
     }
     if constexpr (HasTileStage<K>) {
       init(s.tile_full, 1);
@@ -99,7 +119,8 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     }
     fence_barrier_init();
   }
-  block_sync();
+  if constexpr (ctas == 1) block_sync();
+  else cluster::sync();  // no multicast or remote arrival before the peers' barriers exist
 
   if (warpgroup::groupid() == K::consumers) {  // the producer warpgroup
     warpgroup::decrease_registers<K::producer_registers>();
@@ -139,15 +160,15 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
         if constexpr (HasTileStage<K>) K::compute(state, s.tile, s.inputs[stage], g, tile, consumer, it);
         else K::compute(state, s.inputs[stage], consumer, it);
         if constexpr (lag == 0) {
-          if (elect_one()) arrive(s.inputs_empty[stage]);
+          hand_back(s.inputs_empty[stage]);
         } else {
-          if (previous >= 0 && elect_one()) arrive(s.inputs_empty[previous]);
+          if (previous >= 0) hand_back(s.inputs_empty[previous]);
           previous = stage;
         }
         if (++stage == K::stages) stage = 0, phase ^= 1;
       }
       K::compute_done(state);
-      if (previous >= 0 && elect_one()) arrive(s.inputs_empty[previous]);
+      if (previous >= 0) hand_back(s.inputs_empty[previous]);
       if constexpr (HasTileStage<K>) {
         K::store(state, s.tile, s.outputs[consumer], g, tile, consumer);
         if (elect_one()) arrive(s.tile_empty);
@@ -158,6 +179,7 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     }
     K::finish(s.outputs[consumer], g, consumer);
   }
+  if constexpr (ctas > 1) cluster::sync();  // the peers may still arrive on our barriers
 }
 
 }  // namespace ts::sched

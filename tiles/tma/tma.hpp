@@ -123,6 +123,24 @@ __device__ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier&
   }
 }
 
+// Device, one elected thread of a cluster's CTA: load tile `idx` once from L2 and write it into
+// `dst` and complete its bytes on `bar` in every CTA of `cta_mask` (bit i: cluster rank i), at the
+// same shared-memory offsets as `dst` and `bar` have here. Each receiving CTA arms its own barrier.
+template <Shared ST>
+__device__ inline void load_async_multicast(ST& dst, const map<ST>& m, coord idx, barrier& bar, uint16_t cta_mask) {
+  using box = box_of<ST>;
+  stamp::mark(sim::OpKind::tma_load, stamp::id_of(&bar), box::blocks - 1);
+#pragma unroll
+  for (int j = 0; j < box::blocks; ++j) {
+    const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(smem_addr(dst.data) + j * box::block_bytes),
+        "l"(&m.tensor_map), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b), "r"(smem_addr(&bar)), "h"(cta_mask)
+        : "memory");
+  }
+}
+
 namespace detail {
 // The boxes of `src` into tile `idx`: written (a store) or added element-wise (a reducing store).
 template <bool Add, Shared ST>

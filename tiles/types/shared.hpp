@@ -3,6 +3,7 @@
 // largest swizzle the row allows, so TMA, wgmma descriptors and ldmatrix all agree on the bytes.
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "tiles/layout/swizzle.hpp"
 #include "tiles/types/dtypes.hpp"
@@ -46,6 +47,23 @@ TS_HD const auto& column_block(const st<T, R, C>& t, int j) {
   using B = st<T, R, st<T, R, C>::block_cols>;
   static_assert(B::swizzle == st<T, R, C>::swizzle, "column_block: the block must keep the tile's swizzle");
   return *reinterpret_cast<const B*>(reinterpret_cast<const char*>(t.data) + j * B::bytes);
+}
+
+// Part i of a tile cut into Parts runs of consecutive bytes, each a tile of its own: whole column
+// blocks when the tile has at least Parts of them, else runs of rows of its one column block (a
+// 128B swizzle repeats every 8 rows, so a run of whole 8-row groups keeps the pattern). What
+// several CTAs of a cluster load a share each of (kernels/gemm: B, by TMA multicast).
+template <class T, int R, int C, int Parts>
+using part_tile = std::conditional_t<(C / st<T, R, C>::block_cols >= Parts), st<T, R, C / Parts>, st<T, R / Parts, C>>;
+
+template <int Parts, class T, int R, int C>
+TS_HD auto& contiguous_part(st<T, R, C>& t, int i) {
+  using P = part_tile<T, R, C, Parts>;
+  static_assert(P::bytes * Parts == st<T, R, C>::bytes, "contiguous_part: the parts must cover the tile");
+  static_assert(P::swizzle == st<T, R, C>::swizzle, "contiguous_part: a part must keep the tile's swizzle");
+  static_assert(C / st<T, R, C>::block_cols >= Parts ? (C / Parts) % st<T, R, C>::block_cols == 0 : (C == st<T, R, C>::block_cols && (R / Parts) % 8 == 0),
+                "contiguous_part: a part must be whole column blocks, or whole 8-row groups of one column block");
+  return *reinterpret_cast<P*>(reinterpret_cast<char*>(t.data) + i * P::bytes);
 }
 
 // A shared vector: one row of N elements (row/column reductions, bias vectors).

@@ -62,7 +62,7 @@ inline barrier_state state_of(const barrier& b) {
 }
 inline void set_state(barrier& b, const barrier_state& s) { std::memcpy(&b.word, &s, sizeof s); }
 
-enum class WaitKind { none, mbarrier, block_sync, warpgroup_sync };
+enum class WaitKind { none, mbarrier, block_sync, warpgroup_sync, cluster_sync };
 
 // What a suspended warp waits for; the scheduler checks it before resuming the warp.
 struct Wait {
@@ -70,7 +70,7 @@ struct Wait {
   const barrier* bar = nullptr;  // mbarrier
   uint32_t parity = 0;           // mbarrier: the phase parity waited on
   int id = 0;                    // warpgroup_sync: the named barrier
-  uint64_t generation = 0;       // block_sync, warpgroup_sync: the generation that must pass
+  uint64_t generation = 0;       // block_sync, warpgroup_sync, cluster_sync: the generation that must pass
 };
 
 // A CTA-wide or named barrier: released when `expected` warps have arrived.
@@ -79,8 +79,19 @@ struct SyncPoint {
   uint64_t generation = 0;
 };
 
+struct Block;
+
+// The blocks of one thread-block cluster, run together (ts::cluster in tiles/sync/cluster.hpp).
+struct Cluster {
+  std::vector<Block*> blocks;  // by cluster rank
+  int warps = 0;               // of all its blocks
+  SyncPoint all;               // cluster::sync
+};
+
 struct Block {
   int index = 0, grid = 1, warps = 1;
+  Cluster* cluster = nullptr;  // null: a launch without clusters
+  int cluster_rank = 0;
   char* smem = nullptr;  // the block's shared memory (for naming addresses in reports)
   std::size_t smem_bytes = 0;
   SyncPoint all;             // block_sync
@@ -264,6 +275,7 @@ inline bool ready(const Warp& w) {
     case WaitKind::mbarrier: return state_of(*w.wait.bar).phase != w.wait.parity;
     case WaitKind::block_sync: return b.all.generation != w.wait.generation;
     case WaitKind::warpgroup_sync: return b.named[w.wait.id].generation != w.wait.generation;
+    case WaitKind::cluster_sync: return b.cluster->all.generation != w.wait.generation;
     default: return true;
   }
 }
@@ -283,24 +295,29 @@ inline std::string describe_wait(const Warp& w) {
     case WaitKind::warpgroup_sync:
       return "warpgroup::sync(" + std::to_string(w.wait.id) + ") (" + std::to_string(b.named[w.wait.id].arrived) +
              " of 4 warps arrived)";
+    case WaitKind::cluster_sync:
+      return "cluster::sync (" + std::to_string(b.cluster->all.arrived) + " of " + std::to_string(b.cluster->warps) +
+             " warps of the cluster arrived)";
     default: return "runnable";
   }
 }
 
-// Runs `body` as every warp of block `blk`, to completion. Rethrows the first exception a warp
-// throws; throws std::runtime_error on a deadlock. Either way every fiber is unwound first.
-inline void run_block(Block& blk, const std::function<void()>& body, std::size_t stack_bytes = 512 * 1024) {
+// Runs `body` as every warp of the blocks `blks` (one block, or the blocks of one cluster, whose
+// warps must run together), to completion. Rethrows the first exception a warp throws; throws
+// std::runtime_error on a deadlock. Either way every fiber is unwound first.
+inline void run_blocks(const std::vector<Block*>& blks, const std::function<void()>& body, std::size_t stack_bytes = 512 * 1024) {
   if (current_warp) throw std::logic_error("ts::host::run_block: blocks cannot be launched from inside a warp");
   std::vector<std::unique_ptr<Warp>> warps;
-  for (int i = 0; i < blk.warps; ++i) {
-    auto w = std::make_unique<Warp>();
-    w->block = &blk;
-    w->index = i;
-    start_warp(*w, boost::context::protected_fixedsize_stack(stack_bytes), body);
-    warps.push_back(std::move(w));
-  }
+  for (Block* blk : blks)
+    for (int i = 0; i < blk->warps; ++i) {
+      auto w = std::make_unique<Warp>();
+      w->block = blk;
+      w->index = i;
+      start_warp(*w, boost::context::protected_fixedsize_stack(stack_bytes), body);
+      warps.push_back(std::move(w));
+    }
 
-  int live = blk.warps;
+  std::size_t live = warps.size();
   while (live > 0) {
     bool progressed = false;
     for (auto& w : warps) {
@@ -318,14 +335,20 @@ inline void run_block(Block& blk, const std::function<void()>& body, std::size_t
       if (w->finished) --live;
     }
     if (!progressed) {
-      std::string msg = "deadlock in block " + std::to_string(blk.index) + ": every live warp is waiting";
+      std::string msg = "deadlock in block " + std::to_string(blks.front()->index);
+      if (blks.size() > 1) msg += "'s cluster of " + std::to_string(blks.size()) + " blocks";
+      msg += ": every live warp is waiting";
       for (auto& w : warps)
-        msg += "\n  block " + std::to_string(blk.index) + " warp " + std::to_string(w->index) + " (warpgroup " +
+        msg += "\n  block " + std::to_string(w->block->index) + " warp " + std::to_string(w->index) + " (warpgroup " +
                std::to_string(w->index / 4) + "): " + describe_wait(*w);
       warps.clear();
       throw std::runtime_error(msg);
     }
   }
+}
+
+inline void run_block(Block& blk, const std::function<void()>& body, std::size_t stack_bytes = 512 * 1024) {
+  run_blocks({&blk}, body, stack_bytes);
 }
 
 }  // namespace ts::host

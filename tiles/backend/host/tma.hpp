@@ -16,6 +16,7 @@
 #include <string>
 #include <type_traits>
 
+#include "tiles/backend/host/cluster.hpp"
 #include "tiles/backend/host/mbarrier.hpp"
 #include "tiles/backend/host/trace.hpp"
 #include "tiles/types/global.hpp"
@@ -89,10 +90,9 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
   }
 }
 
+// The box copy of a load: the in-range elements of tile `idx`, zeros elsewhere, then the bytes.
 template <Shared ST>
-inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
-  host::require_elected("tma::load_async");
-  if (host::tracing()) return trace_boxes(sim::OpKind::tma_load, m, idx, host::smem_offset(&bar));
+inline void land_boxes(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
   using T = typename ST::dtype;
   using box = box_of<ST>;
   const int64_t r0 = int64_t{idx.r} * box::rows, c0 = int64_t{idx.c} * box::cols;
@@ -100,6 +100,25 @@ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
     for (int c = 0; c < box::cols; ++c)
       *ts::detail::shared_at(dst, r, c) = m.in_range(idx.b, idx.h, r0 + r, c0 + c) ? m.at(idx.b, idx.h, r0 + r, c0 + c) : from_float<T>(0.f);
   host::complete_tx(bar, box::blocks * box::block_bytes);
+}
+
+template <Shared ST>
+inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
+  host::require_elected("tma::load_async");
+  if (host::tracing()) return trace_boxes(sim::OpKind::tma_load, m, idx, host::smem_offset(&bar));
+  land_boxes(dst, m, idx, bar);
+}
+
+// The same box into `dst` and onto `bar` at their offsets in every CTA of the cluster in `cta_mask`.
+template <Shared ST>
+inline void load_async_multicast(ST& dst, const map<ST>& m, coord idx, barrier& bar, uint16_t cta_mask) {
+  host::require_elected("tma::load_async_multicast");
+  const int ctas = cluster::size();
+  if (cta_mask == 0 || cta_mask >> ctas != 0)
+    throw std::invalid_argument("tma::load_async_multicast: the CTA mask " + std::to_string(cta_mask) + " names CTAs outside a cluster of " +
+                                std::to_string(ctas));
+  for (int cta = 0; cta < ctas; ++cta)
+    if (cta_mask >> cta & 1u) land_boxes(host::in_peer(dst, cta, "tma::load_async_multicast"), m, idx, host::in_peer(bar, cta, "tma::load_async_multicast"));
 }
 
 // Writes (or adds) the in-range elements of `src` into tile `idx` at issue.

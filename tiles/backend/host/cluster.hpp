@@ -1,0 +1,51 @@
+#pragma once
+// Host backend of ts::cluster (tiles/sync/cluster.hpp). The host launcher runs the blocks of a
+// cluster together (run_blocks), each over its own shared memory; a peer's barrier or tile is the
+// one at the same offset in the peer's shared memory, as mapa finds it on the GPU. Trace mode has
+// no cluster ops yet: the simulator does not model clusters, and says so before tracing.
+#include <stdexcept>
+#include <string>
+
+#include "tiles/backend/host/core.hpp"
+#include "tiles/backend/host/fiber.hpp"
+#include "tiles/backend/host/mbarrier.hpp"
+#include "tiles/backend/host/trace.hpp"
+
+namespace ts {
+namespace host {
+inline Cluster& current_cluster(const char* op) {
+  Block& b = *current().block;
+  if (b.cluster == nullptr) throw std::logic_error(std::string(op) + " in a launch without clusters");
+  if (tracing()) throw std::logic_error(std::string(op) + ": trace mode does not model clusters yet");
+  return *b.cluster;
+}
+// The object at `p`'s offset in the shared memory of cluster rank `cta`.
+template <class T> T& in_peer(T& p, int cta, const char* op) {
+  Cluster& c = current_cluster(op);
+  if (cta < 0 || cta >= static_cast<int>(c.blocks.size()))
+    throw std::out_of_range(std::string(op) + ": no CTA " + std::to_string(cta) + " in a cluster of " + std::to_string(c.blocks.size()));
+  const Block& me = *current().block;
+  const std::ptrdiff_t offset = reinterpret_cast<const char*>(&p) - me.smem;
+  if (offset < 0 || static_cast<std::size_t>(offset) + sizeof(T) > me.smem_bytes)
+    throw std::logic_error(std::string(op) + ": the address is not in the block's shared memory");
+  return *reinterpret_cast<T*>(c.blocks[cta]->smem + offset);
+}
+}  // namespace host
+
+namespace cluster {
+inline int rank() { return host::current().block->cluster_rank; }
+inline int size() {
+  const host::Block& b = *host::current().block;
+  return b.cluster ? static_cast<int>(b.cluster->blocks.size()) : 1;
+}
+inline void sync() {
+  host::warp_wide_op();
+  host::Cluster& c = host::current_cluster("cluster::sync");
+  host::arrive_and_wait(c.all, c.warps, host::WaitKind::cluster_sync, 0);
+}
+inline void arrive(barrier& b, int cta) {
+  host::require_elected("cluster::arrive");
+  host::arrive_on(host::in_peer(b, cta, "cluster::arrive"), "cluster::arrive");
+}
+}  // namespace cluster
+}  // namespace ts
