@@ -78,6 +78,7 @@ class WatchedGrid final : public sim::GridTrace {
   WatchedGrid(sim::GridTrace& grid, Progress& progress) : grid_(grid), progress_(progress) {}
   uint32_t blocks() const override { return grid_.blocks(); }
   uint32_t threads_per_block() const override { return grid_.threads_per_block(); }
+  uint32_t cluster_size() const override { return grid_.cluster_size(); }
   sim::BlockTrace block(uint32_t index) override;
 
  private:

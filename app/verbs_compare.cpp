@@ -31,14 +31,9 @@ struct Row {
 
 std::vector<Row> gemm_rows(const nlohmann::json& doc) {
   std::vector<Row> rows;
-  int clustered = 0;
   for (const auto& row : doc.at("rows")) {
     kernels::GemmConfig cfg;
     cfg.cluster = row.value("cluster", 1);
-    if (cfg.cluster > 1) {
-      ++clustered;
-      continue;
-    }
     cfg.stages = row.at("stages");
     cfg.block_n = row.at("block_n");
     cfg.consumers = row.value("consumers", 2);
@@ -57,7 +52,6 @@ std::vector<Row> gemm_rows(const nlohmann::json& doc) {
     job.gemm_shape = shape, job.gemm = cfg;
     rows.push_back({row.value("group", ""), s, kernels::describe(cfg), row.at("tflops"), 0, job, clock});
   }
-  if (clustered > 0) std::printf("%d rows with thread-block clusters left out: the simulator does not model clusters yet\n", clustered);
   return rows;
 }
 

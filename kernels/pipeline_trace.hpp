@@ -31,11 +31,13 @@ class PipelineGrid final : public sim::GridTrace {
   }
   uint32_t blocks() const override { return static_cast<uint32_t>(grid_); }
   uint32_t threads_per_block() const override { return threads; }
+  uint32_t cluster_size() const override { return sched::kernel_cluster_size<K>(); }
   sim::BlockTrace block(uint32_t index) override {
     char* smem = smem_.get();
     const auto* g = &globals_;
     auto traced = std::make_shared<host::TracedBlock>(static_cast<int>(index), grid_, threads / 32, smem, bytes,
-                                                      [g, smem] { sched::run_pipeline<K>(*g, smem); });
+                                                      [g, smem] { sched::run_pipeline<K>(*g, smem); }, 128, 256 * 1024,
+                                                      sched::kernel_cluster_size<K>());
     sim::BlockTrace bt;
     for (int w = 0; w < traced->warps(); ++w) bt.warps.push_back(std::make_unique<TracedWarp>(traced, w));
     bt.shared_bytes = static_cast<uint32_t>(bytes);

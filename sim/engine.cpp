@@ -39,12 +39,16 @@ class Engine {
 
   SimReport run() {
     report_.blocks = grid_.blocks();
+    if (cluster_ < 1 || grid_.blocks() % cluster_ != 0 || p_.sms < cluster_)
+      throw std::runtime_error("a grid of " + std::to_string(grid_.blocks()) + " blocks is not whole clusters of " + std::to_string(cluster_) +
+                               " on " + std::to_string(p_.sms) + " SMs");
     double t = p_.kernel_launch_cycles;
-    // Fill the SMs in launch order, one block per SM per round, as far as resources allow.
+    // Fill the SMs in launch order, one block (or cluster) per SM (or SM group) per round, as far
+    // as resources allow.
     for (uint32_t round = 0; next_block_ < grid_.blocks(); ++round) {
       bool placed = false;
-      for (uint32_t sm = 0; sm < p_.sms && next_block_ < grid_.blocks(); ++sm)
-        if (try_place(sm, t)) placed = true;
+      for (uint32_t sm = 0; sm + cluster_ <= p_.sms && next_block_ < grid_.blocks(); sm += cluster_)
+        if (try_place_group(sm, t)) placed = true;
       if (!placed) break;
     }
     if (blocks_.empty() && grid_.blocks() > 0) throw std::runtime_error("a block does not fit on one SM");
@@ -131,18 +135,35 @@ class Engine {
     return group_next_ < group_.size() ? std::min(queued, group_time_) : queued;
   }
 
-  bool try_place(uint32_t sm_id, double t) {
-    if (next_block_ >= grid_.blocks()) return false;
-    Sm& sm = sms_[sm_id];
+  bool fits(const Sm& sm) {
     if (!pending_.has_value()) pending_.emplace(grid_.block(next_block_));
     const BlockTrace& bt = *pending_;
     const uint32_t threads = grid_.threads_per_block();
     const uint32_t regs = threads * std::max(bt.registers_per_thread, 1u);
-    if (sm.blocks + 1 > p_.max_blocks_per_sm || sm.threads + threads > p_.max_threads_per_sm ||
-        sm.shared + bt.shared_bytes > p_.smem_per_sm || sm.registers + regs > p_.registers_per_sm)
-      return false;
+    return sm.blocks + 1 <= p_.max_blocks_per_sm && sm.threads + threads <= p_.max_threads_per_sm &&
+           sm.shared + bt.shared_bytes <= p_.smem_per_sm && sm.registers + regs <= p_.registers_per_sm;
+  }
+
+  // The next cluster onto SMs first_sm .. first_sm + cluster_ - 1 (a GPU places a cluster's blocks
+  // at once, on SMs of one GPC: here, neighbouring SMs), or the next block when there are no clusters.
+  // Every block of a grid asks the same of an SM, so the first one's needs stand for all.
+  bool try_place_group(uint32_t first_sm, double t) {
+    if (next_block_ >= grid_.blocks()) return false;
+    for (uint32_t i = 0; i < cluster_; ++i)
+      if (!fits(sms_[first_sm + i])) return false;
+    for (uint32_t i = 0; i < cluster_; ++i) try_place(first_sm + i, t);
+    return true;
+  }
+
+  bool try_place(uint32_t sm_id, double t) {
+    if (next_block_ >= grid_.blocks()) return false;
+    Sm& sm = sms_[sm_id];
+    if (!fits(sm)) return false;
+    const BlockTrace& bt = *pending_;
+    const uint32_t threads = grid_.threads_per_block();
+    const uint32_t regs = threads * std::max(bt.registers_per_thread, 1u);
     const uint32_t slot = static_cast<uint32_t>(blocks_.size());
-    blocks_.push_back(Block{next_block_, sm_id, 0, threads, bt.shared_bytes, regs, std::move(*pending_), {}, {}, {}, {}});
+    blocks_.push_back(Block{next_block_, sm_id, 0, threads, bt.shared_bytes, regs, next_block_ % cluster_, std::move(*pending_), {}, {}, {}, {}});
     pending_.reset();
     ++next_block_;
     sm.blocks++, sm.threads += threads, sm.shared += blocks_[slot].shared, sm.registers += regs;
@@ -266,9 +287,10 @@ class Engine {
           break;
         }
         case OpKind::arrive: {
-          Barrier& b = barrier(blk, op.barrier);
-          log_barrier(BarrierEvent::Kind::arrive, w.block, w.index, b, w.time);
-          arrive(w.block, b, w.time, w.index);
+          const uint32_t at = op.count == 0 ? w.block : peer(w.block, op.count - 1);  // count c: cluster rank c - 1
+          Barrier& b = barrier(blocks_[at], op.barrier);
+          log_barrier(BarrierEvent::Kind::arrive, at, w.index, b, w.time);
+          arrive(at, b, w.time, w.index);
           break;
         }
         case OpKind::expect_bytes: {
@@ -301,9 +323,7 @@ class Engine {
           const bool hit = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
           l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
           l2_busy_ += bytes / p_.l2_bytes_per_cycle;
-          // The SM's own port: its TMA unit takes in at most tma_bytes_per_cycle_per_sm.
-          sm.tma_data_free = std::max(sm.tma_data_free, start) + bytes / p_.tma_bytes_per_cycle_per_sm;
-          double done = std::max(l2_free_, sm.tma_data_free) + p_.tma_latency_l2;
+          double from_memory = l2_free_ + p_.tma_latency_l2;
           if (hit) {
             ++report_.l2_hits;
             report_.l2_hit_bytes += bytes;
@@ -312,14 +332,24 @@ class Engine {
             report_.hbm_read_bytes += bytes;
             hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
             hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
-            done = std::max(done, hbm_free_ + p_.tma_latency_hbm);
+            from_memory = std::max(from_memory, hbm_free_ + p_.tma_latency_hbm);
           }
-          span(w, op.kind, start, done);
-          Barrier& b = barrier(blk, op.barrier);
-          b.landed = std::max(b.landed, done);
-          b.tx -= static_cast<int64_t>(op.bytes ? op.bytes : bytes);
-          log_barrier(BarrierEvent::Kind::tma_issue, w.block, w.index, b, start, bytes, done, hit);
-          maybe_complete(w.block, b, w.index);
+          // Each receiving SM's own port takes in at most tma_bytes_per_cycle_per_sm: one SM, or
+          // with a multicast (count: the CTA mask) every SM of the cluster it names, from one read.
+          const uint32_t mask = op.count == 0 ? 1u << blk.rank : op.count;
+          for (uint32_t r = 0; r < cluster_; ++r) {
+            if ((mask >> r & 1u) == 0) continue;
+            const uint32_t to = peer(w.block, r);
+            Sm& dest = sms_[blocks_[to].sm];
+            dest.tma_data_free = std::max(dest.tma_data_free, start) + bytes / p_.tma_bytes_per_cycle_per_sm;
+            const double done = std::max(from_memory, dest.tma_data_free + p_.tma_latency_l2);
+            if (to == w.block) span(w, op.kind, start, done);
+            Barrier& b = barrier(blocks_[to], op.barrier);
+            b.landed = std::max(b.landed, done);
+            b.tx -= static_cast<int64_t>(op.bytes ? op.bytes : bytes);
+            log_barrier(BarrierEvent::Kind::tma_issue, to, w.index, b, start, bytes, done, hit);
+            maybe_complete(to, b, w.index);
+          }
           break;
         }
         case OpKind::tma_store: {
@@ -441,7 +471,13 @@ class Engine {
           return;
         case OpKind::block_sync:
           block_warp(w);
-          sync_arrive(wid, blk.block_sync, blk.live);
+          if (op.barrier == 1) {  // every warp of the cluster
+            uint32_t live = 0;
+            for (uint32_t r = 0; r < cluster_; ++r) live += blocks_[peer(w.block, r)].live;
+            sync_arrive(wid, blocks_[peer(w.block, 0)].cluster_sync, live);
+          } else {
+            sync_arrive(wid, blk.block_sync, blk.live);
+          }
           return;
         case OpKind::set_registers: break;
       }
@@ -450,6 +486,14 @@ class Engine {
   }
 
   SubPartition& sub_partition(Sm& sm, const Warp& w) const { return sm.sub[w.index % p_.sub_partitions]; }
+
+  // The slot of cluster rank `rank` beside the block in `slot` (a cluster's blocks are placed together).
+  uint32_t peer(uint32_t slot, uint32_t rank) const {
+    if (rank >= cluster_) [[unlikely]]
+      throw std::runtime_error("block " + std::to_string(blocks_[slot].index) + " names CTA " + std::to_string(rank) +
+                               " of a cluster of " + std::to_string(cluster_));
+    return slot - blocks_[slot].rank + rank;
+  }
 
   // Retires the warp's MMA groups until at most `keep` are pending; false if one is not through yet.
   // Results reach the registers mma_latency after the core is through with a group.
@@ -527,7 +571,8 @@ class Engine {
       if ((retired_ % step == 0 || retired_ == total) && !opt_.progress(retired_, total))
         throw SimCancelled("simulation stopped after " + std::to_string(retired_) + " of " + std::to_string(total) + " blocks");
     }
-    while (try_place(b.sm, t)) {
+    const uint32_t group = b.sm / cluster_ * cluster_;  // a cluster waits for all of its SMs
+    while (try_place_group(group, t)) {
     }
   }
 
@@ -542,7 +587,11 @@ class Engine {
         break;
       }
       os << " block " << blocks_[w.block].index << " warp " << w.index << " waits in " << op_name(w.op->kind)
-         << " (barrier " << w.op->barrier << ", parity/count " << w.op->count << ");";
+         << " (barrier " << w.op->barrier << ", parity/count " << w.op->count;
+      if (w.op->kind == OpKind::wait)
+        if (const Barrier* b = const_cast<Block&>(blocks_[w.block]).find_barrier(w.op->barrier))
+          os << "; phase " << b->phase << ", " << b->arrivals << " of " << b->count << " arrivals, " << b->tx << " bytes to land";
+      os << ");";
     }
     return os.str();
   }
@@ -588,6 +637,7 @@ class Engine {
   std::optional<BlockTrace> pending_;
   std::unordered_map<uint64_t, SmemCost> smem_costs_;
   uint32_t next_block_ = 0, retired_ = 0;
+  uint32_t cluster_ = grid_.cluster_size();
   uint64_t seq_ = 0;
   double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, store_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
   SimReport report_;

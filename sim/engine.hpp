@@ -11,7 +11,9 @@
 // TMA stores another, and HBM a third; a TMA store waits longer the more stores are in flight
 // across the chip (alone: tma_store_latency; every SM storing: tma_store_latency_under_load).
 // A block becomes resident on an SM when shared memory, registers, threads and the block limit
-// allow, in launch order. Deterministic: no randomness, ties broken by sequence number.
+// allow, in launch order; the blocks of a thread-block cluster together, on neighbouring SMs, and
+// a multicast load is one L2 read landing in each of them. Deterministic: no randomness, ties
+// broken by sequence number.
 #include <array>
 #include <cstdint>
 #include <functional>

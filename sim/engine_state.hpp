@@ -50,6 +50,7 @@ struct Warp {
 
 struct Block {
   uint32_t index = 0, sm = 0, live = 0, threads = 0, shared = 0, registers = 0;
+  uint32_t rank = 0;  // in its thread-block cluster; the cluster's blocks sit in consecutive slots
   BlockTrace trace;
   std::vector<uint32_t> warps;  // global warp ids
   // A pipeline has a handful of barriers, usually in one array: a slot per 8-byte offset (mod 64)
@@ -73,6 +74,7 @@ struct Block {
   }
   std::unordered_map<uint32_t, std::vector<uint32_t>> named;  // warpgroup sync arrivals
   std::vector<uint32_t> block_sync;
+  std::vector<uint32_t> cluster_sync;  // arrivals of the whole cluster, kept by its rank-0 block
 };
 
 // One of the SM's four processing blocks: a scheduler, the math pipes and a tensor core. Each is a

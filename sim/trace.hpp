@@ -50,6 +50,9 @@ class GridTrace {
   virtual ~GridTrace() = default;
   virtual uint32_t blocks() const = 0;
   virtual uint32_t threads_per_block() const = 0;
+  // Blocks per thread-block cluster: that many consecutive blocks run at once on a group of SMs
+  // (1: no clusters). No default, so that a wrapper cannot forget to pass it on.
+  virtual uint32_t cluster_size() const = 0;
   virtual BlockTrace block(uint32_t index) = 0;
 };
 

@@ -18,8 +18,8 @@ if(at EQUAL -1)
 endif()
 
 expect_cli(2 "unknown kernel" ARGS sim fft)
-# Clusters run on the GPU and the host backend; the simulator says it does not model them.
-expect_cli(2 "does not model thread-block clusters" ARGS sim gemm --m 512 --n 512 --k 256 --cluster 2)
+# Clusters of 2 (B by multicast), simulated from the same source.
+expect_cli(0 "persistent cluster 2" ARGS sim gemm --m 512 --n 512 --k 256 --cluster 2)
 expect_cli(2 "cluster must be 1 or 2" ARGS sim gemm --m 512 --n 512 --k 256 --cluster 3)
 
 # Attention from its own sources: forward, backward (three launches), tails, GQA, the knobs.

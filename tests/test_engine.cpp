@@ -15,10 +15,11 @@ namespace {
 // A grid of identical blocks built from per-warp op lists.
 class HandGrid final : public GridTrace {
  public:
-  HandGrid(std::vector<std::vector<TraceOp>> warps, uint32_t blocks = 1, uint32_t smem = 1024)
-      : warps_(std::move(warps)), blocks_(blocks), smem_(smem) {}
+  HandGrid(std::vector<std::vector<TraceOp>> warps, uint32_t blocks = 1, uint32_t smem = 1024, uint32_t cluster = 1)
+      : warps_(std::move(warps)), blocks_(blocks), smem_(smem), cluster_(cluster) {}
   uint32_t blocks() const override { return blocks_; }
   uint32_t threads_per_block() const override { return 32 * static_cast<uint32_t>(warps_.size()); }
+  uint32_t cluster_size() const override { return cluster_; }
   BlockTrace block(uint32_t) override {
     BlockTrace b;
     for (const auto& w : warps_) b.warps.push_back(std::make_unique<VectorSource>(w));
@@ -29,7 +30,7 @@ class HandGrid final : public GridTrace {
 
  private:
   std::vector<std::vector<TraceOp>> warps_;
-  uint32_t blocks_, smem_;
+  uint32_t blocks_, smem_, cluster_;
 };
 
 EngineParams simple_params() {
@@ -83,6 +84,40 @@ TEST_CASE("one TMA load: HBM miss then L2 hit, timed by hand", "[engine]") {
   CHECK(r.l2_hit_bytes == 16384);
   // The second load is issued when the wait returns, at 727.68; the L2 server is free by then.
   CHECK(r.cycles == Approx(727.68 + 163.84 + 200));
+}
+
+TEST_CASE("a cluster of 2: a multicast load is read once and lands in both blocks", "[engine][cluster]") {
+  // Each block of the cluster loads its own 16 KB box for both (CTA mask 0b11) and waits for
+  // the two; both barriers take 32 KB. The L2 serves 2 boxes, not 4: 2 x 163.84 cycles on its
+  // server, the second one's bytes land at 327.68 + 200 (HBM made as fast as L2 here).
+  EngineParams p = simple_params();
+  p.sms = 2;
+  p.hbm_bytes_per_cycle = 1e12;
+  p.tma_latency_hbm = 200;
+  TraceOp shared = load(1, 0);
+  shared.count = 0b11;
+  const std::vector<TraceOp> warp = {op(OpKind::barrier_init, 1, 1), op(OpKind::block_sync, 1), op(OpKind::expect_bytes, 1, 0, 32768),
+                                     shared, op(OpKind::wait, 1, 0), op(OpKind::block_sync, 1)};
+  HandGrid grid({warp}, 2, 1024, 2);
+  const SimReport r = simulate(grid, p);
+  CHECK(r.l2_hits + r.l2_misses == 2);
+  CHECK(r.l2_hit_bytes + r.hbm_read_bytes == 32768);
+  CHECK(r.cycles == Approx(2 * 163.84 + 200));
+
+  // Arrivals on both blocks' barriers (count c: cluster rank c - 1), as the pipeline's consumers
+  // hand a stage back: each barrier has its two.
+  const std::vector<TraceOp> handoff = {op(OpKind::barrier_init, 2, 2), op(OpKind::block_sync, 1), op(OpKind::arrive, 2, 1),
+                                        op(OpKind::arrive, 2, 2), op(OpKind::wait, 2, 0), op(OpKind::block_sync, 1)};
+  HandGrid pair({handoff}, 2, 1024, 2);
+  CHECK_NOTHROW(simulate(pair, p));
+  // Without the peer's arrival (each block arrives on its own barrier once of two): a deadlock.
+  const std::vector<TraceOp> alone = {op(OpKind::barrier_init, 2, 2), op(OpKind::block_sync, 1), op(OpKind::arrive, 2, 0),
+                                      op(OpKind::wait, 2, 0), op(OpKind::block_sync, 1)};
+  HandGrid lonely({alone}, 2, 1024, 2);
+  CHECK_THROWS_WITH(simulate(lonely, p), Catch::Contains("deadlock") && Catch::Contains("1 of 2 arrivals"));
+  // A grid that is not whole clusters is refused.
+  HandGrid odd({warp}, 3, 1024, 2);
+  CHECK_THROWS_WITH(simulate(odd, p), Catch::Contains("not whole clusters"));
 }
 
 TEST_CASE("the SM's TMA port paces one SM's loads", "[engine]") {

@@ -357,6 +357,7 @@ TEST_CASE("a cluster's blocks run together: cluster::sync, arrivals on a peer's 
     blks[r].smem_bytes = sizeof(Smem);
     blks[r].cluster = &cluster;
     blks[r].cluster_rank = r;
+    blks[r].cluster_ctas = 2;
     cluster.blocks.push_back(&blks[r]);
     cluster.warps += 2;
   }

@@ -36,6 +36,29 @@ TEST_CASE("simulated GEMM moves exactly the analytic FLOPs and bytes", "[sim]") 
     }
 }
 
+TEST_CASE("simulated GEMM in clusters of 2: each B slice read once per cluster", "[sim][cluster]") {
+  for (bool b_row : {true, false}) {
+    kernels::GemmConfig cfg;
+    cfg.cluster = 2;
+    cfg.b_row_major = b_row;
+    const int64_t m = 768, n = 512, k = 320;  // 6 tile rows: 3 clusters per column of tiles
+    const sim::SimReport r = sim_gemm(m, n, k, cfg);
+    INFO("b_row_major " << b_row);
+    CHECK(r.flops == Approx(2.0 * m * n * k));
+    const double tiles = (m / 128.0) * (n / 256.0), k_iters = k / 64.0;
+    const double loaded = tiles * k_iters * (128 * 64 * 2 + 256 * 64 * 2 / 2);  // A whole, half of B per CTA
+    CHECK(double(r.l2_hit_bytes + r.hbm_read_bytes) == Approx(loaded));
+    CHECK(double(r.hbm_write_bytes) == Approx(m * n * 2.0));
+  }
+  // An odd number of tile rows: the last cluster's second CTA computes nothing and stores nothing,
+  // but it loads its share of B (the first CTA waits for it) and zeros for A (outside M: no bytes).
+  kernels::GemmConfig cfg;
+  cfg.cluster = 2;
+  const sim::SimReport odd = sim_gemm(384, 256, 128, cfg);
+  CHECK(double(odd.hbm_write_bytes) == Approx(384 * 256 * 2.0));
+  CHECK(double(odd.l2_hit_bytes + odd.hbm_read_bytes) == Approx(2 * (3 * 128 * 64 * 2 + 4 * 256 * 64 * 2 / 2)));
+}
+
 TEST_CASE("simulated GEMM is deterministic and honours the schedulers", "[sim]") {
   kernels::GemmConfig cfg;
   const sim::SimReport a = sim_gemm(1024, 1024, 512, cfg), b = sim_gemm(1024, 1024, 512, cfg);

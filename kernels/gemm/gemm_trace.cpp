@@ -18,7 +18,6 @@ std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape& s, const GemmCo
                                 std::to_string(cfg.block_n) + " and K of 64; got " + std::to_string(s.m) + "x" +
                                 std::to_string(s.n) + "x" + std::to_string(s.k));
   if (sms <= 0) throw std::invalid_argument("gemm_grid_trace: sms must be positive");
-  if (cfg.cluster > 1) throw std::invalid_argument("the simulator does not model thread-block clusters yet (cluster " + std::to_string(cfg.cluster) + ")");
   std::unique_ptr<sim::GridTrace> grid;
   with_gemm(cfg, [&]<class K>() {
     const auto g = make_globals<K>(trace_address(0), trace_address(1), trace_address(2), s, cfg);

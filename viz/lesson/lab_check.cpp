@@ -63,6 +63,7 @@ class RecordedGrid final : public sim::GridTrace {
   explicit RecordedGrid(const RecordedLaunch& l) : l_(l) {}
   uint32_t blocks() const override { return static_cast<uint32_t>(l_.grid); }
   uint32_t threads_per_block() const override { return static_cast<uint32_t>(l_.warps * 32); }
+  uint32_t cluster_size() const override { return 1; }  // labs launch no clusters
   sim::BlockTrace block(uint32_t index) override {
     sim::BlockTrace b;
     for (const auto& ops : l_.blocks[index]) b.warps.push_back(std::make_unique<sim::VectorSource>(ops));

@@ -1,8 +1,9 @@
 #pragma once
 // Host backend of ts::cluster (tiles/sync/cluster.hpp). The host launcher runs the blocks of a
 // cluster together (run_blocks), each over its own shared memory; a peer's barrier or tile is the
-// one at the same offset in the peer's shared memory, as mapa finds it on the GPU. Trace mode has
-// no cluster ops yet: the simulator does not model clusters, and says so before tracing.
+// one at the same offset in the peer's shared memory, as mapa finds it on the GPU. Trace mode
+// records the cluster ops on the existing op kinds (tiles/backend/host/trace_op.hpp): a block_sync
+// of the cluster, an arrive on a peer's barrier, a TMA load with a multicast mask.
 #include <stdexcept>
 #include <string>
 
@@ -16,8 +17,14 @@ namespace host {
 inline Cluster& current_cluster(const char* op) {
   Block& b = *current().block;
   if (b.cluster == nullptr) throw std::logic_error(std::string(op) + " in a launch without clusters");
-  if (tracing()) throw std::logic_error(std::string(op) + ": trace mode does not model clusters yet");
   return *b.cluster;
+}
+// Trace mode: the cluster's rank `cta` exists (the blocks themselves are joined by the simulator).
+inline void check_rank(int cta, const char* op) {
+  const Block& b = *current().block;
+  if (b.cluster_ctas < 2) throw std::logic_error(std::string(op) + " in a launch without clusters");
+  if (cta < 0 || cta >= b.cluster_ctas)
+    throw std::out_of_range(std::string(op) + ": no CTA " + std::to_string(cta) + " in a cluster of " + std::to_string(b.cluster_ctas));
 }
 // The object at `p`'s offset in the shared memory of cluster rank `cta`.
 template <class T> T& in_peer(T& p, int cta, const char* op) {
@@ -34,17 +41,22 @@ template <class T> T& in_peer(T& p, int cta, const char* op) {
 
 namespace cluster {
 inline int rank() { return host::current().block->cluster_rank; }
-inline int size() {
-  const host::Block& b = *host::current().block;
-  return b.cluster ? static_cast<int>(b.cluster->blocks.size()) : 1;
-}
+inline int size() { return host::current().block->cluster_ctas; }
 inline void sync() {
   host::warp_wide_op();
+  if (host::tracing()) {
+    host::check_rank(0, "cluster::sync");
+    return host::emit(sim::make_op(sim::OpKind::block_sync, 1));
+  }
   host::Cluster& c = host::current_cluster("cluster::sync");
   host::arrive_and_wait(c.all, c.warps, host::WaitKind::cluster_sync, 0);
 }
 inline void arrive(barrier& b, int cta) {
   host::require_elected("cluster::arrive");
+  if (host::tracing()) {
+    host::check_rank(cta, "cluster::arrive");
+    return host::emit(sim::make_op(sim::OpKind::arrive, host::smem_offset(&b), static_cast<uint32_t>(cta) + 1));
+  }
   host::arrive_on(host::in_peer(b, cta, "cluster::arrive"), "cluster::arrive");
 }
 }  // namespace cluster

@@ -90,8 +90,8 @@ struct Cluster {
 
 struct Block {
   int index = 0, grid = 1, warps = 1;
-  Cluster* cluster = nullptr;  // null: a launch without clusters
-  int cluster_rank = 0;
+  Cluster* cluster = nullptr;  // the blocks running beside this one (null: none, or trace mode)
+  int cluster_rank = 0, cluster_ctas = 1;
   char* smem = nullptr;  // the block's shared memory (for naming addresses in reports)
   std::size_t smem_bytes = 0;
   SyncPoint all;             // block_sync

@@ -73,6 +73,7 @@ void launch(int grid_blocks, const typename K::globals& g) {
       if constexpr (ctas > 1) {
         blk.cluster = &cluster;
         blk.cluster_rank = r;
+        blk.cluster_ctas = ctas;
         cluster.blocks.push_back(&blk);
         cluster.warps += blk.warps;
       }

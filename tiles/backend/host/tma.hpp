@@ -73,7 +73,7 @@ inline uint32_t tensor_id(const void* p) {
 // Trace mode: the boxes (one per column block of ST) as the copy engine moves them; only the
 // in-range part of a box touches memory, but the whole box's bytes count on the barrier.
 template <Shared ST>
-inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t barrier_id) {
+inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t barrier_id, uint32_t cta_mask = 0) {
   using T = typename ST::dtype;
   using box = box_of<ST>;
   const int64_t r0 = int64_t{idx.r} * box::rows;
@@ -81,7 +81,7 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
   for (int j = 0; j < box::blocks; ++j) {
     const int64_t c0 = int64_t{idx.c} * box::cols + int64_t{j} * box::block_cols;
     const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(box::block_cols, m.dims[3] - c0));
-    sim::TraceOp op = sim::make_op(kind, barrier_id, 0, box::block_bytes);
+    sim::TraceOp op = sim::make_op(kind, barrier_id, cta_mask, box::block_bytes);
     op.box.tensor = tensor_id(m.ptr);
     op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
     op.box.rows = static_cast<uint32_t>(rows);
@@ -117,6 +117,7 @@ inline void load_async_multicast(ST& dst, const map<ST>& m, coord idx, barrier& 
   if (cta_mask == 0 || cta_mask >> ctas != 0)
     throw std::invalid_argument("tma::load_async_multicast: the CTA mask " + std::to_string(cta_mask) + " names CTAs outside a cluster of " +
                                 std::to_string(ctas));
+  if (host::tracing()) return trace_boxes(sim::OpKind::tma_load, m, idx, host::smem_offset(&bar), cta_mask);
   for (int cta = 0; cta < ctas; ++cta)
     if (cta_mask >> cta & 1u) land_boxes(host::in_peer(dst, cta, "tma::load_async_multicast"), m, idx, host::in_peer(bar, cta, "tma::load_async_multicast"));
 }

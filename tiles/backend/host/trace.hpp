@@ -80,10 +80,14 @@ class TracedBlock {
  public:
   // `smem` is the block's shared-memory window (never read or written in trace mode: it only
   // gives ops their addresses); `body` runs as every warp.
+  // A block of a cluster of `cluster_ctas` knows its rank (index % cluster_ctas) and records its
+  // cluster ops; the simulator joins the blocks of a cluster.
   TracedBlock(int index, int grid, int warps, char* smem, std::size_t smem_bytes, std::function<void()> body,
-              std::size_t batch = 128, std::size_t stack_bytes = 256 * 1024)
+              std::size_t batch = 128, std::size_t stack_bytes = 256 * 1024, int cluster_ctas = 1)
       : body_(std::move(body)), buffers_(warps) {
     block_.index = index;
+    block_.cluster_ctas = cluster_ctas;
+    block_.cluster_rank = index % cluster_ctas;
     block_.grid = grid;
     block_.warps = warps;
     block_.smem = smem;

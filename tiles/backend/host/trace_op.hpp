@@ -12,9 +12,10 @@ namespace ts::sim {
 enum class OpKind : uint8_t {
   barrier_init,    // mbarrier `barrier` expects `count` arrivals per phase
   expect_bytes,    // arrive once on `barrier` and announce `bytes` of transactions
-  arrive,          // arrive once on `barrier`
+  arrive,          // arrive once on `barrier`; `count` c > 0: on that barrier of cluster rank c - 1
   wait,            // block until `barrier` completes the phase of parity `count`
-  tma_load,        // copy a box from global to shared; its bytes complete on `barrier`
+  tma_load,        // copy a box from global to shared; its bytes complete on `barrier`; `count`, when
+                   // not 0, a multicast's CTA mask: one L2 read lands in every CTA of the cluster it names
   tma_store,       // copy a box from shared to global, in the current bulk group
   tma_store_commit,  // close the current bulk group of stores
   tma_store_wait,  // block until at most `count` bulk store groups still read shared memory
@@ -25,7 +26,7 @@ enum class OpKind : uint8_t {
   smem_store,      // registers -> shared: `bytes`, `smem` says where and how
   smem_load,       // shared -> registers: `bytes`, `smem` says where and how; the warp waits for the data
   warpgroup_sync,  // named barrier of the 4 warps of warpgroup `barrier`
-  block_sync,      // all warps of the block
+  block_sync,      // all warps of the block (`barrier` 1: of every block of the cluster)
   set_registers,   // setmaxnreg: `count` registers per thread from here on
   math,            // register-tile math of this warp: `pipes` says how many warp instructions go to each pipe
 };
