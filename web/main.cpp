@@ -9,7 +9,6 @@
 #include <emscripten/html5.h>
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
-#include <imgui_impl_opengl3.h>
 #include <nlohmann/json.hpp>
 
 #include <GLFW/glfw3.h>
@@ -27,6 +26,7 @@
 
 #include "viz/gui/app.hpp"
 #include "viz/gui/common.hpp"
+#include "viz/gui/render_gl.hpp"
 #include "viz/lesson/gemm_sim.hpp"
 #include "viz/lesson/web_workers.hpp"
 
@@ -104,7 +104,6 @@ void frame() {
   for (auto& request : std::exchange(page.requests, {})) request();
   web::run_workers(kSliceMs);
   const auto t0 = std::chrono::steady_clock::now();
-  ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplGlfw_NewFrame();
   ImGui::NewFrame();
   draw_app_frame(*page.app);
@@ -114,7 +113,7 @@ void frame() {
   glViewport(0, 0, fw, fh);
   glClearColor(kBackground.r, kBackground.g, kBackground.b, kBackground.a);
   glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  renderer_draw(ImGui::GetDrawData());
   page.frame_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   page.recent_ms[page.frames % page.recent_ms.size()] = page.frame_ms;
   ++page.frames;
@@ -192,7 +191,7 @@ int main() {
   page.app->classroom.results_file = "/tmp/tilescope-results.jsonl";  // this visit only
   init_app(*page.app, load_lessons("/tilescope/lessons"));
   ImGui_ImplGlfw_InitForOpenGL(page.window, true);
-  ImGui_ImplOpenGL3_Init("#version 300 es");
+  renderer_init("#version 300 es");
   EM_ASM({ if (Module.onAppReady) Module.onAppReady(); });
   emscripten_set_main_loop(frame, 0, false);
   return 0;

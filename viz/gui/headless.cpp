@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <chrono>
 
-#include <imgui_impl_opengl3.h>
 #include <stb_image_write.h>
 
 #include "viz/gui/app.hpp"
 #include "viz/gui/gl.hpp"
 #include "viz/gui/gui.hpp"
 #include "viz/gui/lecture.hpp"
+#include "viz/gui/render_gl.hpp"
 
 namespace ts::viz {
 
@@ -30,18 +30,18 @@ HeadlessRenderer::HeadlessRenderer(LessonSet lessons) : impl_(std::make_unique<I
   // The window is never shown and its own framebuffer never used: it only carries the context.
   impl_->window = open_gl_window(64, 64, "TileScope (headless)", false);
   impl_->fb.load();
-  GLint renderbuffer_max = 0, viewport_max[2] = {0, 0};
-  glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &renderbuffer_max);
+  GLint texture_max = 0, viewport_max[2] = {0, 0};
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &texture_max);
   glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport_max);
-  impl_->max_size = std::min({renderbuffer_max, viewport_max[0], viewport_max[1]});
+  impl_->max_size = std::min({texture_max, viewport_max[0], viewport_max[1]});
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   init_app(impl_->app, std::move(lessons));
-  ImGui_ImplOpenGL3_Init("#version 330 core");
+  renderer_init("#version 330 core");
 }
 
 HeadlessRenderer::~HeadlessRenderer() {
-  ImGui_ImplOpenGL3_Shutdown();
+  renderer_shutdown();
   ImGui::DestroyContext();
   glfwDestroyWindow(impl_->window);
   glfwTerminate();
@@ -77,10 +77,16 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
   GLuint framebuffer = 0, colour = 0;
   fb.GenFramebuffers(1, &framebuffer);
   fb.BindFramebuffer(GL_FRAMEBUFFER, framebuffer);
-  fb.GenRenderbuffers(1, &colour);
-  fb.BindRenderbuffer(GL_RENDERBUFFER, colour);
-  fb.RenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
-  fb.FramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour);
+  // A texture, not a renderbuffer: its pixel data given as BGRA makes Mesa store it as BGRA, as a
+  // window's colour buffer is under X (a GL_RGBA8 renderbuffer is stored RGBA), so that the frame
+  // is drawn and timed as the window's is: llvmpipe's "linear" mode, in which it draws ImGui's
+  // rectangles whole (render_gl.cpp), depends on the colour buffer's format.
+  glGenTextures(1, &colour);
+  glBindTexture(GL_TEXTURE_2D, colour);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_BGRA, GL_UNSIGNED_BYTE, nullptr);
+  fb.FramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, colour, 0);
   if (fb.CheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
     throw std::runtime_error("the OpenGL driver refused a " + std::to_string(width) + "x" + std::to_string(height) +
                              " framebuffer");
@@ -98,14 +104,13 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
   out.width = width;
   out.height = height;
   const auto draw_frame = [&] {
-    ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();
     draw_app_frame(app);
     ImGui::Render();
     glViewport(0, 0, width, height);
     glClearColor(kBackground.r, kBackground.g, kBackground.b, kBackground.a);
     glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    renderer_draw(ImGui::GetDrawData());
     glFinish();  // count the drawing, not only handing it to the driver
   };
   // A frame asks for the scene's simulations; a PNG shows them finished. A finished one may lead
@@ -133,7 +138,7 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
   out.rgba = read_pixels(0, 0, width, height, height).rgba;
 
   fb.BindFramebuffer(GL_FRAMEBUFFER, 0);
-  fb.DeleteRenderbuffers(1, &colour);
+  glDeleteTextures(1, &colour);
   fb.DeleteFramebuffers(1, &framebuffer);
   return out;
 }

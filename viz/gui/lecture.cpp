@@ -1,8 +1,8 @@
 // Presentation mode, the UI scale, PNG export, search and the saved state: the parts of the frame
 // a teacher in front of a class and a student at home need (lecture.hpp says which is which).
 #include "viz/gui/lecture.hpp"
+#include "viz/gui/render_gl.hpp"
 
-#include <imgui_impl_opengl3.h>
 #include <GLFW/glfw3.h>  // key codes: ImGui 1.86's io.KeysDown is indexed by the platform's keys
 
 #include <algorithm>
@@ -192,15 +192,9 @@ std::filesystem::path picture_path(const App& app) {
 }
 
 void rebuild_fonts(App& app, float scale, bool upload) {
-  // The backend makes its objects (font texture included) on its first frame: make them now, so
-  // that the texture replaced below is that one and none is left behind.
-  if (upload) ImGui_ImplOpenGL3_NewFrame();
   ImGui::GetIO().Fonts->Clear();
   app.fonts = load_fonts(scale);
-  if (upload) {
-    ImGui_ImplOpenGL3_DestroyFontsTexture();
-    ImGui_ImplOpenGL3_CreateFontsTexture();
-  }
+  if (upload) renderer_upload_fonts();
 }
 
 }  // namespace ts::viz

@@ -34,7 +34,7 @@ void restore_exercise(App& app);
 std::filesystem::path picture_path(const App& app);
 
 // Rebuilds the font atlas rasterized `scale` times larger (fonts.cpp); with `upload`, also
-// replaces the renderer's font texture (the OpenGL backend must be initialised).
+// replaces the renderer's font texture (renderer_init must have run).
 void rebuild_fonts(App& app, float scale, bool upload);
 
 }  // namespace ts::viz

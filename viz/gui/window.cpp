@@ -1,6 +1,5 @@
 // The interactive lesson app: a window, the ImGui GLFW and OpenGL 3 backends, and the frame loop.
 #include <imgui_impl_glfw.h>
-#include <imgui_impl_opengl3.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -12,6 +11,7 @@
 #include "viz/gui/gl.hpp"
 #include "viz/gui/gui.hpp"
 #include "viz/gui/lecture.hpp"
+#include "viz/gui/render_gl.hpp"
 
 namespace ts::viz {
 
@@ -68,14 +68,13 @@ int run_gui(LessonSet lessons, Classroom classroom, WindowOptions options) {
   restore_saved_state(app, options.zoom_given);
   remember_state(app);  // what was read counts as saved
   ImGui_ImplGlfw_InitForOpenGL(window, true);
-  ImGui_ImplOpenGL3_Init("#version 330 core");
+  renderer_init("#version 330 core");
   bool unsaved = false;
   auto last_save = std::chrono::steady_clock::now();
 
   while (!glfwWindowShouldClose(window)) {
     // Sleep until input arrives (or 50 ms pass): an idle lesson costs no CPU.
     glfwWaitEventsTimeout(0.05);
-    ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     apply_zoom(app.classroom.zoom);
     // Glyphs rasterized at the size they are drawn (zoom and HiDPI): crisp, not stretched.
@@ -89,7 +88,7 @@ int run_gui(LessonSet lessons, Classroom classroom, WindowOptions options) {
     glViewport(0, 0, width, height);
     glClearColor(kBackground.r, kBackground.g, kBackground.b, kBackground.a);
     glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    renderer_draw(ImGui::GetDrawData());
     if (app.export_requested) {
       app.export_requested = false;
       export_scene(app, width, height);
@@ -108,7 +107,7 @@ int run_gui(LessonSet lessons, Classroom classroom, WindowOptions options) {
   }
   if (unsaved) save_quietly(app);
 
-  ImGui_ImplOpenGL3_Shutdown();
+  renderer_shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();
   glfwDestroyWindow(window);
