@@ -53,6 +53,23 @@ inline int sm_count() {
 template <class K>
 cudaLaunchConfig_t pipeline_config(int grid, cudaStream_t stream, cudaLaunchAttribute (&attr)[1]) {
   constexpr size_t smem = sched::pipeline_smem_bytes<K>();
+  // A block that asks for more than the GPU grants: say so, rather than the runtime's "invalid
+  // argument". The instrumented build (kernels/stamps/) adds static shared memory of its own, so a
+  // kernel that fills the 227 KB runs but cannot be recorded.
+  static const std::string too_big = [] {  // asked once per kernel: launches stay cheap
+    cudaFuncAttributes fa{};
+    check_cuda(cudaFuncGetAttributes(&fa, pipeline_kernel<K>), "cudaFuncGetAttributes");
+    int device = 0, optin = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+               "cudaDeviceGetAttribute(shared memory per block)");
+    if (smem + fa.sharedSizeBytes <= static_cast<size_t>(optin)) return std::string();
+    return "this configuration needs " + std::to_string(smem + fa.sharedSizeBytes) + " bytes of shared memory per block (" +
+           std::to_string(smem) + " for its stages and tiles" +
+           (fa.sharedSizeBytes ? ", " + std::to_string(fa.sharedSizeBytes) + " for the recording's per-warp state" : std::string()) +
+           "), more than the " + std::to_string(optin) + " this GPU grants a block";
+  }();
+  if (!too_big.empty()) throw std::invalid_argument(too_big);
   check_cuda(cudaFuncSetAttribute(pipeline_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
              "cudaFuncSetAttribute(max dynamic shared memory)");
   cudaLaunchConfig_t config{};

@@ -3,6 +3,7 @@
 // simulated timeline goes through.
 #include <catch2/catch.hpp>
 
+#include "viz/lesson/attention_sim.hpp"
 #include "viz/lesson/measured_timeline.hpp"
 #include "viz/lesson/pipeline_model.hpp"
 
@@ -22,6 +23,28 @@ TEST_CASE("the pipeline scene finds the H100's timeline of its configuration, an
   REQUIRE(viz::find_measured_timeline(run) != nullptr);
   CHECK(viz::find_measured_timeline(run)->file != t->file);
   run.shape = {2048, 2048, 2048};
+  CHECK(viz::find_measured_timeline(run) == nullptr);
+  run.shape = {4096, 4096, 4096};
+  run.cfg.stages = 4;
+  run.cfg.cluster = 2;  // recorded without clusters: another kernel
+  CHECK(viz::find_measured_timeline(run) == nullptr);
+}
+
+TEST_CASE("the overlap lesson's configurations have their H100 timelines: D 64 overlap on and off, D 128 off") {
+  viz::AttentionRun run;  // N 1024, D 64, B 1, H 4: the lesson's
+  run.cfg = {3, 0};
+  const auto off = viz::find_measured_timeline(run);
+  REQUIRE(off != nullptr);
+  run.cfg = {3, 1};
+  const auto on = viz::find_measured_timeline(run);
+  REQUIRE(on != nullptr);
+  CHECK(on->file != off->file);
+  REQUIRE(viz::measured_overlap_track(run).has_value());
+  CHECK(!viz::measured_overlap_track(run)->rows.empty());
+  run.shape.dim = 128;
+  run.cfg = {2, 0};
+  CHECK(viz::find_measured_timeline(run) != nullptr);
+  run.cfg = {2, 1};  // runs on the GPU, but its recording build does not fit in shared memory
   CHECK(viz::find_measured_timeline(run) == nullptr);
 }
 

@@ -109,7 +109,7 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
   if (m.measured) {
     // The H100's first recorded block above, at the same scale, from its own start.
     text_at(dl, f.small, ImVec2(area.min.x, y), colour::measured,
-            "measured on the H100, block 0 of " + m.measured->title + fmt(" (%.0f cycles; batch and heads differ, each block's work does not):", m.measured->cycles));
+            "measured on the H100, block 0 of " + m.measured->title + fmt(" (%.0f cycles; a block's work depends on N, D, mask, consumers and overlap only):", m.measured->cycles));
     y += 18;
     for (const OverlapRow& r : m.measured->rows) {
       text_at(dl, f.small, ImVec2(area.min.x, y + 3), colour::measured, "H100 " + r.label);

@@ -21,6 +21,7 @@ kernels::GemmConfig config_of(const json& row) {
   cfg.stages = static_cast<int>(integer_or(row, "stages", 4));
   cfg.block_n = static_cast<int>(integer_or(row, "block_n", 256));
   cfg.consumers = static_cast<int>(integer_or(row, "consumers", 2));  // rows from before the knob existed had two
+  cfg.cluster = static_cast<int>(integer_or(row, "cluster", 1));      // ... and no clusters
   cfg.persistent = row.value("persistent", true);
   cfg.b_row_major = row.value("b_row_major", true);
   cfg.out = row.value("out", std::string("bf16")) == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;
@@ -145,8 +146,8 @@ const MeasuredData& measured_data() {
 bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b) {
   if (a.order.order != b.order.order) return false;
   if (a.order.order == sched::Order::grouped && a.order.group != b.order.group) return false;
-  return a.stages == b.stages && a.block_n == b.block_n && a.consumers == b.consumers && a.persistent == b.persistent &&
-         a.b_row_major == b.b_row_major && a.out == b.out;
+  return a.stages == b.stages && a.block_n == b.block_n && a.consumers == b.consumers && a.cluster == b.cluster &&
+         a.persistent == b.persistent && a.b_row_major == b.b_row_major && a.out == b.out;
 }
 
 bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b) {

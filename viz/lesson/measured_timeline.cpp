@@ -54,7 +54,8 @@ bool matches(const nlohmann::json& job, const GemmRun& run) {
     const auto order = sched::parse_order(job.value("order", std::string("grouped")));
     return job.value("m", int64_t{0}) == s.m && job.value("n", int64_t{0}) == s.n && job.value("k", int64_t{0}) == s.k &&
            job.value("stages", 0) == c.stages && job.value("block_n", 0) == c.block_n &&
-           (consumers == 0 ? 2 : consumers) == c.consumers && order && order->order == c.order.order &&
+           (consumers == 0 ? 2 : consumers) == c.consumers && job.value("cluster", 1) == c.cluster && order &&
+           order->order == c.order.order &&
            order->group == c.order.group && (job.value("persistent", std::string("on")) == "on") == c.persistent &&
            !job.value("b_col_major", false) == c.b_row_major;
   } catch (const nlohmann::json::exception&) {
