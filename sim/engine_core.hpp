@@ -1,0 +1,190 @@
+#pragma once
+// The engine's class (sim/engine.hpp's simulate() runs one): its event loop, block placement and
+// per-op rules in engine.cpp, the memory system's (TMA loads and stores, L2, HBM, the shared-memory
+// pipe) in engine_memory.cpp, the report and deadlock message in engine_report.cpp. Included by
+// those three files only.
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <queue>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/banks.hpp"
+#include "sim/engine.hpp"
+#include "sim/engine_state.hpp"
+#include "sim/l2.hpp"
+#include "sim/smem_walk.hpp"
+#include "sim/tensor_core.hpp"
+
+namespace ts::sim::engine_state {
+
+class Engine {
+ public:
+  Engine(GridTrace& grid, const EngineParams& p, const SimOptions& opt)
+      : grid_(grid), p_(p), opt_(opt), sms_(p.sms) {
+    if (p.sub_partitions < 1 || p.sub_partitions > kMaxSubPartitions)
+      throw std::invalid_argument("sub_partitions must be 1 to " + std::to_string(kMaxSubPartitions));
+    const uint32_t parts = std::max(p.l2_partitions, 1u);
+    for (uint32_t i = 0; i < parts; ++i) l2_.emplace_back(p.l2_bytes / parts);
+  }
+
+  SimReport run();
+
+ private:
+  void push(double time, uint32_t warp) {
+    if (warp >= Event::kTensor) throw std::runtime_error("more than 4M warps in one simulation");
+    events_.push({time, (seq_++ << 24) | warp});
+  }
+  // One event for several warps that wake at the same time (a barrier's waiters).
+  // `warps` comes back empty.
+  void push_group(double time, std::vector<uint32_t>& warps) {
+    if (warps.size() == 1) {
+      push(time, warps[0]);
+      warps.clear();
+      return;
+    }
+    uint32_t id;
+    if (!free_groups_.empty()) id = free_groups_.back(), free_groups_.pop_back();
+    else id = static_cast<uint32_t>(groups_.size()), groups_.emplace_back();
+    groups_[id].swap(warps);  // hands the list over; `warps` gets an emptied one back
+    warps.clear();
+    events_.push({time, (seq_++ << 24) | Event::kGroup | id});
+  }
+
+  // MMA waits. A warp whose group is not through blocks; its sub-partition's core schedules one
+  // event, for when the earliest group any waiter needs would be through as things stand. New
+  // work moves that time, so an event that is no longer the pending one is ignored.
+  void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
+  void tensor_event(uint32_t id);
+  // When the next event happens: the queue's first, or the rest of the wake group being run.
+  double next_event_time() const {
+    const double queued = events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().time;
+    return group_next_ < group_.size() ? std::min(queued, group_time_) : queued;
+  }
+
+  bool fits(const Sm& sm);
+
+  // The next cluster onto SMs first_sm .. first_sm + cluster_ - 1 (a GPU places a cluster's blocks
+  // at once, on SMs of one GPC: here, neighbouring SMs), or the next block when there are no clusters.
+  // Every block of a grid asks the same of an SM, so the first one's needs stand for all.
+  bool try_place_group(uint32_t first_sm, double t);
+
+  bool try_place(uint32_t sm_id, double t);
+
+  static Barrier& barrier(Block& blk, uint32_t id) {
+    Barrier* b = blk.find_barrier(id);
+    if (b == nullptr) [[unlikely]]
+      throw std::runtime_error("block " + std::to_string(blk.index) + " uses mbarrier " + std::to_string(id) +
+                               " before initialising it");
+    return *b;
+  }
+
+  // Warps may run ahead of the event clock through ops that touch no shared unit, so an arrival
+  // carries its own time; the phase completes at the latest arrival (or landing), not at now_.
+  void arrive(uint32_t block, Barrier& b, double time, uint32_t by_warp = 0);
+
+  void maybe_complete(uint32_t block, Barrier& b, uint32_t by_warp = 0);
+
+  // The optional barrier event log (SimOptions::barrier_log_sms); one test and out when it is off.
+  void log_barrier(BarrierEvent::Kind kind, uint32_t block, uint32_t warp, const Barrier& b, double time,
+                   uint64_t bytes = 0, double landed = 0, bool hit = false) {
+    if ((opt_.barrier_log_sms | opt_.load_log_sms) != 0) [[unlikely]]
+      record_barrier_event(kind, block, warp, b, time, bytes, landed, hit);
+  }
+  [[gnu::noinline]] void record_barrier_event(BarrierEvent::Kind kind, uint32_t block, uint32_t warp, const Barrier& b,
+                                              double time, uint64_t bytes, double landed, bool hit) {
+    const Block& blk = blocks_[block];
+    const bool load = kind == BarrierEvent::Kind::tma_issue;
+    if (blk.sm >= (load ? std::max(opt_.barrier_log_sms, opt_.load_log_sms) : opt_.barrier_log_sms)) return;
+    report_.barrier_events.push_back({kind, blk.sm, blk.index, warp, b.id, b.phase, time, landed, bytes, hit});
+  }
+
+  void span(const Warp& w, OpKind kind, double start, double end, Pipe pipe = Pipe::fma) {
+    if (w.sm < opt_.timeline_sms) [[unlikely]]
+      report_.spans.push_back({w.sm, blocks_[w.block].index, w.index, kind, start, end, pipe});
+  }
+
+  // Blocks the warp on a barrier-like condition; it re-runs its op when woken.
+  void block_warp(Warp& w) {
+    if (!w.blocked) w.blocked_since = w.time;
+    w.blocked = true;
+  }
+
+  void sync_arrive(uint32_t wid, std::vector<uint32_t>& arrived, uint32_t expected, double latency = 0);
+
+  void run_warp(uint32_t wid);
+
+  // A TMA box from global memory into shared memory: through this SM's TMA unit, the L2's read
+  // bandwidth (and HBM's on a miss), and each receiving SM's port; its bytes complete on the barrier.
+  void load_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op);
+
+  // A TMA box from shared memory to global memory, in the warp's open bulk group.
+  void store_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op);
+
+  // Wait until at most `keep` bulk store groups are still reading shared memory (or, `writes`,
+  // still writing global memory).
+  void wait_stores(Warp& w, bool writes, size_t keep);
+
+  // A warp's register <-> shared-memory op, on the SM's shared-memory pipe.
+  void shared_access(Warp& w, Sm& sm, const TraceOp& op);
+
+  SubPartition& sub_partition(Sm& sm, const Warp& w) const { return sm.sub[w.index % p_.sub_partitions]; }
+
+  // The slot of cluster rank `rank` beside the block in `slot` (a cluster's blocks are placed together).
+  uint32_t peer(uint32_t slot, uint32_t rank) const {
+    if (rank >= cluster_) [[unlikely]]
+      throw std::runtime_error("block " + std::to_string(blocks_[slot].index) + " names CTA " + std::to_string(rank) +
+                               " of a cluster of " + std::to_string(cluster_));
+    return slot - blocks_[slot].rank + rank;
+  }
+
+  // Retires the warp's MMA groups until at most `keep` are pending; false if one is not through yet.
+  // Results reach the registers mma_latency after the core is through with a group.
+  bool run_mma_wait(Warp& w, uint32_t keep);
+
+  // A register op's instructions: the scheduler issues them one per issue_interval, each pipe
+  // takes its own at its rate, all from when the warp gets its first issue slot; the warp goes on
+  // when the last result is back (the next op usually needs it). Other warps of the sub-partition
+  // queue behind what this one holds: their instructions interleave on the real pipes, which
+  // changes who waits, not how much the pipes can do.
+  void run_math(SubPartition& sp, Warp& w, const PipeCounts& pipes);
+
+  // Costs by access, computed once: a kernel repeats the same few.
+  const SmemCost& smem_cost(const SmemAccess& a, bool store);
+
+  // A box goes through the SM's TMA unit one at a time: returns when this one issues.
+  double issue_tma(Sm& sm, double ready);
+
+  void retire(uint32_t slot, double t);
+
+  std::string deadlock_message() const;
+
+  void finish_report();
+
+  GridTrace& grid_;
+  EngineParams p_;
+  SimOptions opt_;
+  std::vector<BoxCache> l2_;  // one per partition
+  std::vector<Sm> sms_;
+  std::deque<Block> blocks_;
+  std::deque<Warp> warps_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
+  std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on
+  size_t group_next_ = 0;
+  double group_time_ = 0;
+  std::priority_queue<double, std::vector<double>, std::greater<>> stores_in_flight_;  // read_done of each
+  std::optional<BlockTrace> pending_;
+  std::unordered_map<uint64_t, SmemCost> smem_costs_;
+  uint32_t next_block_ = 0, retired_ = 0;
+  uint32_t cluster_ = grid_.cluster_size();
+  uint64_t seq_ = 0;
+  double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, store_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
+  SimReport report_;
+};
+
+}  // namespace ts::sim::engine_state

@@ -1,0 +1,139 @@
+// The engine's memory system: TMA loads (through the L2, HBM on a miss, and each receiving SM's
+// port) and stores (the L2's intake, write-back to HBM), bulk-group waits, and register <-> shared
+// moves on the SM's shared-memory pipe (wavefronts from the bank model).
+#include <algorithm>
+
+#include "sim/engine_core.hpp"
+
+namespace ts::sim::engine_state {
+
+// A TMA box from global memory into shared memory: through this SM's TMA unit, the L2's read
+// bandwidth (and HBM's on a miss), and each receiving SM's port; its bytes complete on the barrier.
+void Engine::load_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
+  const double start = issue_tma(sm, w.time);
+  const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
+  // SMs are wired to partitions in contiguous halves (which SM sits where is not published).
+  const bool hit = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
+  l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
+  l2_busy_ += bytes / p_.l2_bytes_per_cycle;
+  double from_memory = l2_free_ + p_.tma_latency_l2;
+  if (hit) {
+    ++report_.l2_hits;
+    report_.l2_hit_bytes += bytes;
+  } else {
+    ++report_.l2_misses;
+    report_.hbm_read_bytes += bytes;
+    hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
+    hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+    from_memory = std::max(from_memory, hbm_free_ + p_.tma_latency_hbm);
+  }
+  // Each receiving SM's own port takes in at most tma_bytes_per_cycle_per_sm: one SM, or
+  // with a multicast (count: the CTA mask) every SM of the cluster it names, from one read.
+  const uint32_t mask = op.count == 0 ? 1u << blk.rank : op.count;
+  for (uint32_t r = 0; r < cluster_; ++r) {
+    if ((mask >> r & 1u) == 0) continue;
+    const uint32_t to = peer(w.block, r);
+    Sm& dest = sms_[blocks_[to].sm];
+    dest.tma_data_free = std::max(dest.tma_data_free, start) + bytes / p_.tma_bytes_per_cycle_per_sm;
+    const double done = std::max(from_memory, dest.tma_data_free + p_.tma_latency_l2);
+    if (to == w.block) span(w, op.kind, start, done);
+    Barrier& b = barrier(blocks_[to], op.barrier);
+    b.landed = std::max(b.landed, done);
+    b.tx -= static_cast<int64_t>(op.bytes ? op.bytes : bytes);
+    log_barrier(BarrierEvent::Kind::tma_issue, to, w.index, b, start, bytes, done, hit);
+    maybe_complete(to, b, w.index);
+  }
+}
+
+// A TMA box from shared memory to global memory, in the warp's open bulk group.
+void Engine::store_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
+  const double start = issue_tma(sm, w.time);
+  const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
+  // A store alone reads its staging tile within tma_store_latency; while every SM stores,
+  // each takes tma_store_latency_under_load (measured: the store stream moves a fixed
+  // number of bytes per latency, whatever the bytes in flight). In between, the latency
+  // grows with the stores in flight across the chip, saturating at one per SM.
+  while (!stores_in_flight_.empty() && stores_in_flight_.top() <= start) stores_in_flight_.pop();
+  const double load = std::min(1.0, double(stores_in_flight_.size()) / p_.sms);
+  const double latency = p_.tma_store_latency + load * (p_.tma_store_latency_under_load - p_.tma_store_latency);
+  sm.tma_data_free = std::max(sm.tma_data_free, start) + bytes / p_.tma_bytes_per_cycle_per_sm;
+  store_free_ = std::max(store_free_, start) + bytes / p_.store_bytes_per_cycle;
+  store_busy_ += bytes / p_.store_bytes_per_cycle;
+  const double read_done = std::max({start + latency, sm.tma_data_free, store_free_});
+  stores_in_flight_.push(read_done);
+  // The L2 allocates the stored lines (written back later): they take room from inputs. A
+  // box stored again while still there (a reducing store into an accumulator: attention's
+  // dQ) merges into the dirty lines and is written back once, counted at its first store.
+  const bool resident = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
+  if (!resident) {  // written back later; back to back, that traffic competes with reads
+    hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
+    hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+    report_.hbm_write_bytes += bytes;
+  }
+  w.open_store = std::max(w.open_store, read_done);
+  w.open_write = std::max(w.open_write, read_done);  // complete once in L2
+  span(w, op.kind, start, read_done);
+}
+
+// Wait until at most `keep` bulk store groups are still reading shared memory (or, `writes`,
+// still writing global memory).
+void Engine::wait_stores(Warp& w, bool writes, size_t keep) {
+  // Groups finish in order; a wait for reads folds the groups it waited for into one write
+  // completion, for a later wait on writes.
+  if (writes) {
+    if (w.has_read_groups && w.store_groups.size() + 1 > keep) {
+      w.time = std::max(w.time, w.read_groups_write_done);
+      w.has_read_groups = false;
+    }
+    while (w.store_groups.size() > keep) {
+      w.time = std::max(w.time, w.store_groups.front().write_done);
+      w.store_groups.pop_front();
+    }
+  } else {
+    while (w.store_groups.size() > keep) {
+      const auto& g = w.store_groups.front();
+      w.time = std::max(w.time, g.read_done);
+      w.read_groups_write_done = std::max(w.read_groups_write_done, g.write_done);
+      w.has_read_groups = true;
+      w.store_groups.pop_front();
+    }
+  }
+}
+
+// A warp's register <-> shared-memory op, on the SM's shared-memory pipe.
+void Engine::shared_access(Warp& w, Sm& sm, const TraceOp& op) {
+  // The SM's shared-memory pipe serves one wavefront per cycle; a load's data comes back
+  // smem_latency later, and the warp needs it.
+  const bool store = op.kind == OpKind::smem_store;
+  const SmemCost& cost = smem_cost(op.smem, store);
+  const double start = std::max(w.time, sm.lsu_free);
+  sm.lsu_free = start + double(cost.wavefronts);
+  report_.smem_wavefronts += cost.wavefronts;
+  report_.bank_conflicts += cost.conflicts;
+  SmemStats& st = report_.smem[store][static_cast<int>(op.smem.walk)];
+  st.instructions += cost.instructions, st.wavefronts += cost.wavefronts, st.conflicts += cost.conflicts;
+  w.time = sm.lsu_free + (store ? 0.0 : p_.smem_latency);
+  span(w, op.kind, start, w.time);
+}
+
+// Costs by access, computed once: a kernel repeats the same few.
+const SmemCost& Engine::smem_cost(const SmemAccess& a, bool store) {
+  const auto& t = a.tile;
+  const uint64_t key = (uint64_t{t.elem_bytes} << 60) ^ (uint64_t{t.rows} << 48) ^ (uint64_t{t.cols} << 36) ^
+                       (uint64_t(t.swizzle) << 33) ^ (uint64_t{store} << 32) ^ (uint64_t(a.walk) << 28) ^
+                       (uint64_t{t.pad_bytes} << 20) ^ (uint64_t{a.row0} << 14) ^ (uint64_t{a.col0} << 8) ^
+                       (uint64_t{a.rows} << 4) ^ a.cols;
+  auto it = smem_costs_.find(key);
+  if (it == smem_costs_.end()) it = smem_costs_.emplace(key, smem_access_cost(a, store)).first;
+  return it->second;
+}
+
+// A box goes through the SM's TMA unit one at a time: returns when this one issues.
+double Engine::issue_tma(Sm& sm, double ready) {
+  const double start = std::max(ready, sm.tma_free);
+  sm.tma_free = start + p_.tma_issue_cycles;
+  sm.tma_busy += p_.tma_issue_cycles;
+  return start;
+}
+
+}  // namespace ts::sim::engine_state

@@ -1,0 +1,54 @@
+// The engine's report at the end of a run, and its message when no warp can run.
+#include <algorithm>
+#include <sstream>
+
+#include "sim/engine_core.hpp"
+
+namespace ts::sim::engine_state {
+
+std::string Engine::deadlock_message() const {
+  std::ostringstream os;
+  os << "deadlock: no warp can run;";
+  int shown = 0;
+  for (const Warp& w : warps_) {
+    if (w.done || w.op == nullptr) continue;
+    if (shown++ == 8) {
+      os << " ...";
+      break;
+    }
+    os << " block " << blocks_[w.block].index << " warp " << w.index << " waits in " << op_name(w.op->kind)
+       << " (barrier " << w.op->barrier << ", parity/count " << w.op->count;
+    if (w.op->kind == OpKind::wait)
+      if (const Barrier* b = const_cast<Block&>(blocks_[w.block]).find_barrier(w.op->barrier))
+        os << "; phase " << b->phase << ", " << b->arrivals << " of " << b->count << " arrivals, " << b->tx << " bytes to land";
+    os << ");";
+  }
+  return os.str();
+}
+
+void Engine::finish_report() {
+  end_ = std::max({end_, hbm_free_, l2_free_});  // the kernel ends when its writes have drained
+  report_.cycles = end_;
+  report_.seconds = end_ / (p_.clock_mhz * 1e6);
+  report_.tflops = report_.seconds > 0 ? report_.flops / report_.seconds / 1e12 : 0;
+  double tensor = 0, tma = 0;
+  for (const Sm& s : sms_) {
+    tma += s.tma_busy;
+    for (uint32_t i = 0; i < p_.sub_partitions; ++i) {
+      const SubPartition& sp = s.sub[i];
+      tensor += sp.tensor.busy_cycles();
+      report_.issue_busy[i] += sp.issue_busy;
+      for (int k = 0; k < kPipes; ++k) report_.pipe_busy[k] += sp.pipe_busy[k];
+    }
+  }
+  const double sm_cycles = std::max(end_, 1.0) * p_.sms;
+  report_.tensor_busy = tensor / (sm_cycles * p_.sub_partitions);
+  for (double& b : report_.issue_busy) b /= sm_cycles;
+  for (double& b : report_.pipe_busy) b /= sm_cycles * p_.sub_partitions;
+  report_.tma_busy = tma / sm_cycles;
+  report_.l2_busy = l2_busy_ / std::max(end_, 1.0);
+  report_.l2_store_busy = store_busy_ / std::max(end_, 1.0);
+  report_.hbm_busy = hbm_busy_ / std::max(end_, 1.0);
+}
+
+}  // namespace ts::sim::engine_state
