@@ -163,12 +163,12 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
     }
     out << "  ]\n}\n";
   }
-  std::printf("\n%s, %s\n%-7s %-17s %-58s %9s %9s %7s %6s\n", prop.name, date, "sweep", "M x N x K", "config", "TFLOPS",
+  std::printf("\n%s, %s\n%-7s %-17s %-76s %9s %9s %7s %6s\n", prop.name, date, "sweep", "M x N x K", "config", "TFLOPS",
               "cuBLAS", "ratio", "MHz");
   for (const auto& r : rows) {
     char shape[40];
     std::snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)r.shape.m, (long long)r.shape.n, (long long)r.shape.k);
-    std::printf("%-7s %-17s %-58s %9.1f %9.1f %7.3f %6.0f\n", r.group.c_str(), shape, describe(r.cfg).substr(0, 58).c_str(),
+    std::printf("%-7s %-17s %-76s %9.1f %9.1f %7.3f %6.0f\n", r.group.c_str(), shape, describe(r.cfg).substr(0, 76).c_str(),
                 r.tflops, r.cublas_tflops, r.tflops / r.cublas_tflops, r.sm_clock_mhz);
   }
   return 0;
