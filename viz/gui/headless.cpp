@@ -79,8 +79,7 @@ FrameCapture HeadlessRenderer::render(int lesson, int step, int width, int heigh
   fb.BindFramebuffer(GL_FRAMEBUFFER, framebuffer);
   // A texture, not a renderbuffer: its pixel data given as BGRA makes Mesa store it as BGRA, as a
   // window's colour buffer is under X (a GL_RGBA8 renderbuffer is stored RGBA), so that the frame
-  // is drawn and timed as the window's is: llvmpipe's "linear" mode, in which it draws ImGui's
-  // rectangles whole (render_gl.cpp), depends on the colour buffer's format.
+  // is drawn and timed as the window's is (llvmpipe chooses some of its paths by that format).
   glGenTextures(1, &colour);
   glBindTexture(GL_TEXTURE_2D, colour);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);

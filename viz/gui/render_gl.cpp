@@ -2,7 +2,7 @@
 // (imgui_impl_opengl3, which this replaces), less work for a software rasterizer: the lesson app's
 // frame budget is measured under Mesa's llvmpipe at 2560x1600 (data/measured/viz-lessons-timing.txt),
 // the page's under Chromium's SwiftShader, and there nearly all of a frame is rasterization, a
-// fragment shader run per 4x4 block of pixels each triangle touches. Three things make it cheaper:
+// fragment shader run per 4x4 block of pixels each triangle touches. Two things make it cheaper:
 //
 // - No texture fetch where none is needed. ImGui draws every fill, frame and bar with the font
 //   atlas's white texel (texture times colour); a software rasterizer pays a filtered fetch per
@@ -11,15 +11,8 @@
 //   lesson's took 37 % less CPU time at 2560x1600).
 // - A one-channel atlas. The glyphs are white with coverage in alpha; an R8 texture (alpha read
 //   from red) is a quarter of the texels to fetch and filter of ImGui's RGBA one, same values.
-// - Rectangles kept whole, where llvmpipe can. Its setup draws a pair of triangles that form an
-//   axis-aligned rectangle as one rectangle (no diagonal edge, whose 4x4 blocks both triangles
-//   would shade) only in its "linear" mode, and only in a vertex batch of an even number of
-//   triangles, paired 0-1, 2-3, ... (Mesa's lp_setup_vbuf.c); its batches hold at most 1024
-//   indices, and ImGui's draws are thousands, of odd counts. So draws are cut at 1020 indices, and
-//   a degenerate triangle goes in front of a rectangle (ImGui's PrimRect index pattern: glyphs,
-//   bars, fills) that would otherwise straddle a pair.
-//   What this saves could not be told apart from the noise of the shared 2-core machine it was
-//   measured on (data/measured/viz-lessons-timing.txt, 2026-11-26); it costs a few indices.
+// (Cutting draws so that llvmpipe might draw ImGui's rectangles whole, as pairs of triangles in
+// its "linear" mode, was tried: the same instructions per frame under callgrind, so not kept.)
 //
 // Draw order is kept exactly (blending depends on it), so a frame may switch programs often; a
 // short run of fills between glyphs is drawn with the glyph program (correct, the white texel reads
@@ -118,7 +111,7 @@ struct Draw {
   Kind kind;
   ImTextureID texture;
   int scissor[4];
-  size_t first, count;  // indices into the draw list's rebuilt index buffer
+  size_t first, count;  // indices into the draw list's index buffer
   unsigned vertex_offset;
 };
 
@@ -128,14 +121,11 @@ struct Renderer {
   Program programs[3];
   GLuint vao = 0, vbo = 0, ebo = 0, font_texture = 0;
   size_t vbo_size = 0, ebo_size = 0;  // bytes allocated
-  std::vector<ImDrawIdx> indices;  // this draw list's, rebuilt (see the top of the file)
   std::vector<Draw> draws;
 };
 
 Renderer* renderer = nullptr;
 
-// llvmpipe's largest vertex batch is 1024 indices; 1020 is the largest even number of triangles in it.
-constexpr size_t kMaxDrawIndices = 1020;
 // A run of fills this short between glyph runs is drawn with the glyph program: two program
 // switches cost more than the texture fetches saved on a few small triangles.
 constexpr size_t kMinSolidTriangles = 8;
@@ -206,13 +196,7 @@ void upload(const GlApi& gl, GLenum target, size_t& allocated, const void* data,
   gl.BufferSubData(target, 0, static_cast<GLsizeiptr>(bytes), data);
 }
 
-// ImGui's rectangle (PrimRect, PrimRectUV: fills, bars, glyphs): a, a+1, a+2 and a, a+2, a+3.
-bool is_rectangle(const ImDrawIdx* i) {
-  return i[1] == i[0] + 1 && i[2] == i[0] + 2 && i[3] == i[0] && i[4] == i[0] + 2 && i[5] == i[0] + 3;
-}
-
-// Rebuilds one command's indices into `r.indices` as draws: runs of fills (solid program) and of
-// the rest (glyph program), each cut at kMaxDrawIndices, rectangles starting on an even triangle.
+// One command's triangles as draws: runs of fills (solid program) and of the rest (glyph program).
 void split_command(Renderer& r, const ImDrawList& list, const ImDrawCmd& cmd, const int scissor[4], ImVec2 white) {
   const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
   const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
@@ -246,31 +230,9 @@ void split_command(Renderer& r, const ImDrawList& list, const ImDrawCmd& cmd, co
       break;
     }
 
-  for (const Run& run : merged) {
-    size_t t = run.first;
-    const size_t end = run.first + run.count;
-    while (t < end) {
-      Draw d{run.kind, cmd.GetTexID(), {scissor[0], scissor[1], scissor[2], scissor[3]}, r.indices.size(), 0, cmd.VtxOffset};
-      while (t < end && r.indices.size() - d.first + 6 <= kMaxDrawIndices) {
-        const ImDrawIdx* tri = idx + 3 * t;
-        const bool even = (r.indices.size() - d.first) % 6 == 0;
-        if (t + 1 < end && is_rectangle(tri)) {
-          if (!even) r.indices.insert(r.indices.end(), {tri[0], tri[0], tri[0]});  // degenerate: nothing drawn
-          r.indices.insert(r.indices.end(), tri, tri + 6);
-          t += 2;
-        } else {
-          r.indices.insert(r.indices.end(), tri, tri + 3);
-          t += 1;
-        }
-      }
-      if ((r.indices.size() - d.first) % 6 != 0) {
-        const ImDrawIdx last = r.indices.back();
-        r.indices.insert(r.indices.end(), {last, last, last});
-      }
-      d.count = r.indices.size() - d.first;
-      r.draws.push_back(d);
-    }
-  }
+  for (const Run& run : merged)
+    r.draws.push_back({run.kind, cmd.GetTexID(), {scissor[0], scissor[1], scissor[2], scissor[3]},
+                       cmd.IdxOffset + 3 * run.first, 3 * run.count, cmd.VtxOffset});
 }
 
 }  // namespace
@@ -374,7 +336,6 @@ void renderer_draw(const ImDrawData* data) {
   ImTextureID bound = nullptr;
   for (int n = 0; n < data->CmdListsCount; ++n) {
     const ImDrawList& list = *data->CmdLists[n];
-    r.indices.clear();
     r.draws.clear();
     for (const ImDrawCmd& cmd : list.CmdBuffer) {
       if (cmd.UserCallback) {
@@ -392,7 +353,7 @@ void renderer_draw(const ImDrawData* data) {
     // The buffers only grow: a new size each time would have the driver allocate (and the system
     // fault in) fresh memory for every draw list of every frame.
     upload(gl, GL_ARRAY_BUFFER, r.vbo_size, list.VtxBuffer.Data, size_t(list.VtxBuffer.Size) * sizeof(ImDrawVert));
-    upload(gl, GL_ELEMENT_ARRAY_BUFFER, r.ebo_size, r.indices.data(), r.indices.size() * sizeof(ImDrawIdx));
+    upload(gl, GL_ELEMENT_ARRAY_BUFFER, r.ebo_size, list.IdxBuffer.Data, size_t(list.IdxBuffer.Size) * sizeof(ImDrawIdx));
     int scissor[4] = {-1, -1, -1, -1};
     for (const Draw& d : r.draws) {
       if (r.programs[d.kind].id != program) gl.UseProgram(program = r.programs[d.kind].id);
