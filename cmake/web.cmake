@@ -20,6 +20,28 @@ add_compile_options(-fexceptions)
 # buffers and fiber stacks take a few hundred MB.
 add_link_options(-fexceptions -sASYNCIFY -sASYNCIFY_STACK_SIZE=65536 -sALLOW_MEMORY_GROWTH=1
                  -sMAXIMUM_MEMORY=4GB -sTOTAL_STACK=4MB)
+# Asyncify instruments every function that may be on the stack at a fiber switch, and counts every
+# indirect call and exception invoke as one that may: most of the simulator. web/asyncify-remove.txt
+# names the simulator's per-op work, which never is (ASYNCIFY_REMOVE; the file says why each).
+# Emscripten reads one name a line, no comments: the lines that are not comments go to a file in
+# the build folder named by their hash, so that an edit reconfigures and relinks.
+set(web_asyncify_remove_src ${PROJECT_SOURCE_DIR}/web/asyncify-remove.txt)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${web_asyncify_remove_src})
+file(STRINGS ${web_asyncify_remove_src} web_asyncify_remove REGEX "^[^#]")
+list(JOIN web_asyncify_remove "\n" web_asyncify_remove)
+string(MD5 web_asyncify_hash "${web_asyncify_remove}")
+string(SUBSTRING ${web_asyncify_hash} 0 8 web_asyncify_hash)
+set(web_asyncify_file ${CMAKE_BINARY_DIR}/asyncify-remove-${web_asyncify_hash}.txt)
+file(WRITE ${web_asyncify_file} "${web_asyncify_remove}\n")
+add_link_options(-sASYNCIFY_REMOVE=@${web_asyncify_file})
+# web/invoke-raw.js: exceptions' invoke_* calls into the wasm's exports without Asyncify's wrappers
+# of them (the file says why that is safe); copied under its hash too, so that an edit relinks.
+set(web_invoke_src ${PROJECT_SOURCE_DIR}/web/invoke-raw.js)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${web_invoke_src})
+file(MD5 ${web_invoke_src} web_invoke_hash)
+string(SUBSTRING ${web_invoke_hash} 0 8 web_invoke_hash)
+configure_file(${web_invoke_src} ${CMAKE_BINARY_DIR}/invoke-raw-${web_invoke_hash}.js COPYONLY)
+add_link_options("SHELL:--post-js ${CMAKE_BINARY_DIR}/invoke-raw-${web_invoke_hash}.js")
 
 if(NOT TILESCOPE_GUI)
   list(APPEND skipped "GUI page (TILESCOPE_GUI=OFF)")
