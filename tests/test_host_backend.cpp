@@ -342,9 +342,9 @@ TEST_CASE("a cluster's blocks run together: cluster::sync, arrivals on a peer's 
   constexpr std::size_t bytes = sizeof(Smem) + 1024;
   std::vector<char> mem[2] = {std::vector<char>(bytes, '\xff'), std::vector<char>(bytes, '\xff')};
   auto at = [](std::vector<char>& m) { return reinterpret_cast<Smem*>((reinterpret_cast<std::uintptr_t>(m.data()) + 1023) & ~std::uintptr_t{1023}); };
-  std::vector<bf16> src(64 * 64);
+  alignas(16) static bf16 src[64 * 64];  // TMA maps need 16-byte aligned memory (a vector's need not be, in wasm)
   for (int i = 0; i < 64 * 64; ++i) src[i] = bf16(static_cast<float>(i % 61));
-  const auto g = gl<bf16>::make(src.data(), 1, 1, 64, 64);
+  const auto g = gl<bf16>::make(src, 1, 1, 64, 64);
   const auto map = tma::make_map<st<bf16, 64, 64>>(g);
 
   host::Cluster cluster;
