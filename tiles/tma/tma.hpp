@@ -106,39 +106,44 @@ map<ST> make_map(const GL& g) {
   return m;
 }
 
-// Device, one elected thread: load tile `idx` (in units of ST's rows and cols) into `dst`; the bytes
-// complete on `bar`, which the caller armed with expect_bytes(bar, ST::bytes).
+namespace detail {
+// The boxes of tile `idx` into `dst`, completing on `bar`: here (cta_mask 0), or by multicast into
+// the same offsets of every CTA of the cluster that cta_mask names.
 template <Shared ST>
-__device__ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) {
+__device__ inline void load_boxes(ST& dst, const map<ST>& m, coord idx, barrier& bar, uint16_t cta_mask) {
   using box = box_of<ST>;
   stamp::mark(sim::OpKind::tma_load, stamp::id_of(&bar), box::blocks - 1);  // trace mode records each box
 #pragma unroll
   for (int j = 0; j < box::blocks; ++j) {
     const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-        " [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(smem_addr(dst.data) + j * box::block_bytes),
-        "l"(&m.tensor_map), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b), "r"(smem_addr(&bar))
-        : "memory");
+    const uint32_t to = smem_addr(dst.data) + j * box::block_bytes;
+    if (cta_mask == 0)
+      asm volatile(
+          "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+          " [%0], [%1, {%2, %3, %4, %5}], [%6];" ::"r"(to),
+          "l"(&m.tensor_map), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b), "r"(smem_addr(&bar))
+          : "memory");
+    else
+      asm volatile(
+          "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+          " [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(to),
+          "l"(&m.tensor_map), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b), "r"(smem_addr(&bar)), "h"(cta_mask)
+          : "memory");
   }
 }
+}  // namespace detail
+
+// Device, one elected thread: load tile `idx` (in units of ST's rows and cols) into `dst`; the bytes
+// complete on `bar`, which the caller armed with expect_bytes(bar, ST::bytes).
+template <Shared ST>
+__device__ inline void load_async(ST& dst, const map<ST>& m, coord idx, barrier& bar) { detail::load_boxes(dst, m, idx, bar, 0); }
 
 // Device, one elected thread of a cluster's CTA: load tile `idx` once from L2 and write it into
 // `dst` and complete its bytes on `bar` in every CTA of `cta_mask` (bit i: cluster rank i), at the
 // same shared-memory offsets as `dst` and `bar` have here. Each receiving CTA arms its own barrier.
 template <Shared ST>
 __device__ inline void load_async_multicast(ST& dst, const map<ST>& m, coord idx, barrier& bar, uint16_t cta_mask) {
-  using box = box_of<ST>;
-  stamp::mark(sim::OpKind::tma_load, stamp::id_of(&bar), box::blocks - 1);
-#pragma unroll
-  for (int j = 0; j < box::blocks; ++j) {
-    const int c0 = idx.c * box::cols + j * box::block_cols, r0 = idx.r * box::rows;
-    asm volatile(
-        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
-        " [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(smem_addr(dst.data) + j * box::block_bytes),
-        "l"(&m.tensor_map), "r"(c0), "r"(r0), "r"(idx.h), "r"(idx.b), "r"(smem_addr(&bar)), "h"(cta_mask)
-        : "memory");
-  }
+  detail::load_boxes(dst, m, idx, bar, cta_mask);
 }
 
 namespace detail {
