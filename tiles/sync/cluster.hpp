@@ -4,7 +4,7 @@
 // arrival on a peer CTA's mbarrier (at the same offset as one of ours), and TMA multicast
 // (tma::load_async_multicast): one L2 read written into the same offset of several CTAs.
 // A kernel whose CTAs touch each other must keep every CTA alive until its peers are done with it:
-// cluster_sync() before exit.
+// cluster::sync() before exit.
 #include <cstdint>
 
 #include "tiles/sync/barrier.hpp"

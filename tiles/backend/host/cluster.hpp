@@ -19,7 +19,8 @@ inline Cluster& current_cluster(const char* op) {
   if (b.cluster == nullptr) throw std::logic_error(std::string(op) + " in a launch without clusters");
   return *b.cluster;
 }
-// Trace mode: the cluster's rank `cta` exists (the blocks themselves are joined by the simulator).
+// The launch has clusters and rank `cta` is one of them (in trace mode too, where the simulator
+// joins the blocks).
 inline void check_rank(int cta, const char* op) {
   const Block& b = *current().block;
   if (b.cluster_ctas < 2) throw std::logic_error(std::string(op) + " in a launch without clusters");
@@ -28,9 +29,8 @@ inline void check_rank(int cta, const char* op) {
 }
 // The object at `p`'s offset in the shared memory of cluster rank `cta`.
 template <class T> T& in_peer(T& p, int cta, const char* op) {
+  check_rank(cta, op);
   Cluster& c = current_cluster(op);
-  if (cta < 0 || cta >= static_cast<int>(c.blocks.size()))
-    throw std::out_of_range(std::string(op) + ": no CTA " + std::to_string(cta) + " in a cluster of " + std::to_string(c.blocks.size()));
   const Block& me = *current().block;
   const std::ptrdiff_t offset = reinterpret_cast<const char*>(&p) - me.smem;
   if (offset < 0 || static_cast<std::size_t>(offset) + sizeof(T) > me.smem_bytes)
