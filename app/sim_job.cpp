@@ -35,6 +35,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--consumers", a.consumers,
                   "Consumer warpgroups of 64 rows (gemm: 1 or 2, default 2; attention forward: 2 or 3, default per head size)");
   cmd->add_option("--cluster", a.cluster, "gemm: CTAs per cluster along M, 1 or 2 (2: each B slice read once per cluster, by TMA multicast)");
+  cmd->add_option("--split-k", a.split_k, "gemm: K cut into this many ranges (1..64), each added into C: fills the SMs when tiles are few and K is long");
   cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
   cmd->add_option("--persistent", a.persistent, "gemm: on: one block per SM looping over tiles; off: one block per tile");
   cmd->add_flag("--b-col-major", a.b_col_major, "gemm: B stored N x K");
@@ -48,7 +49,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
 }
 
 namespace {
-const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--cluster", "--order", "--persistent",
+const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--cluster", "--split-k", "--order", "--persistent",
                                    "--b-col-major", "--b", "--h", "--hkv", "--d", "--causal", "--bwd", "--overlap"};
 }
 
@@ -60,7 +61,7 @@ bool any_job_option(const CLI::App* cmd) {
 
 nlohmann::json job_args_json(const JobArgs& a) {
   return {{"kernel", a.kernel}, {"m", a.m},        {"n", a.n},           {"k", a.k},           {"stages", a.stages},
-          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"order", a.order}, {"persistent", a.persistent},
+          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"split_k", a.split_k}, {"order", a.order}, {"persistent", a.persistent},
           {"b_col_major", a.b_col_major}, {"b", a.batch}, {"h", a.heads}, {"hkv", a.heads_kv}, {"d", a.dim},
           {"causal", a.causal}, {"bwd", a.bwd}, {"overlap", a.overlap}};
 }
@@ -77,7 +78,7 @@ JobArgs job_args_from_json(const nlohmann::json& j) {
     }
   };
   get("kernel", a.kernel), get("m", a.m), get("n", a.n), get("k", a.k), get("stages", a.stages), get("block_n", a.block_n);
-  get("consumers", a.consumers), get("cluster", a.cluster), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
+  get("consumers", a.consumers), get("cluster", a.cluster), get("split_k", a.split_k), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
   get("b", a.batch), get("h", a.heads), get("hkv", a.heads_kv), get("d", a.dim), get("causal", a.causal), get("bwd", a.bwd);
   get("overlap", a.overlap);
   return a;
@@ -94,6 +95,7 @@ SimJob job_from(const JobArgs& a) {
     job.gemm.block_n = a.block_n;
     job.gemm.consumers = a.consumers == 0 ? 2 : a.consumers;
     job.gemm.cluster = a.cluster;
+    job.gemm.split_k = a.split_k;
     job.gemm.b_row_major = !a.b_col_major;
     const auto order = sched::parse_order(a.order);
     if (!order) throw UsageError("unknown order '" + a.order + "' (expected row, col, grouped or grouped:G)");
@@ -135,6 +137,7 @@ std::vector<kernels::TracedLaunch> trace_job(const SimJob& job, uint32_t sms) {
       check_int(tiles_m * tiles_n, "the output tile count", job);
       if (cfg.order.order == sched::Order::grouped) check_int(cfg.order.group * tiles_n, "the grouped order's tiles per group", job);
       launches.push_back({"gemm", kernels::gemm_grid_trace(s, cfg, static_cast<int>(sms))});
+      if (kernels::gemm_k_splits(s, cfg) > 1) launches.push_back({"split-K sum", kernels::gemm_sum_trace(s, cfg)});
     } else {
       const kernels::AttentionShape& s = job.attention_shape;
       if (const std::string why = kernels::validate(s); !why.empty()) throw UsageError(why);

@@ -202,6 +202,44 @@ TEST_CASE("host GEMM in clusters of 2: B multicast into both CTAs, an overhangin
   CHECK(gemm_grid_blocks({384, 256, 64}, two, 132) == 4);  // 3 tile rows round up to 2 clusters
 }
 
+TEST_CASE("host GEMM with split-K: K ranges summed into C, tails and a last range shorter than the rest", "[host][gemm]") {
+  // K = 136 is 3 slices (the last one 8 deep): 2 ranges of 2 slices, the second reading one slice
+  // of zeros past K; K = 320 is 5 slices: 3 requested ranges are 3 of 2 (the last one short).
+  const GemmShape shapes[] = {{200, 264, 136}, {128, 256, 320}};
+  unsigned seed = 500;
+  for (const GemmShape& s : shapes)
+    for (bool b_row : {true, false}) {
+      const Inputs in = make_inputs(s, b_row, seed++);
+      for (int split : {2, 3, 8})
+        for (OutType out : {OutType::fp32, OutType::bf16})
+          for (int sms : {3, 132}) {
+            GemmConfig cfg;
+            cfg.split_k = split;
+            cfg.block_n = 128;
+            cfg.stages = 2;
+            cfg.b_row_major = b_row;
+            cfg.out = out;
+            cfg.persistent = sms != 132;
+            INFO(name(s, cfg, sms));
+            const Result r = run(in, cfg, sms);
+            CHECK(r.unwritten == 0);
+            CHECK(r.rel_frobenius < (out == OutType::fp32 ? 1e-5 : 4e-3));
+            CHECK(r.outside_bf16_rounding == 0);
+          }
+    }
+  // Ranges of whole slices, none empty: 5 slices in 3 ranges are 3 of 2; 3 slices in 8 are 3 of 1.
+  GemmConfig cfg;
+  cfg.split_k = 3;
+  CHECK(gemm_k_splits({128, 256, 320}, cfg) == 3);
+  cfg.split_k = 4;
+  CHECK(gemm_k_splits({128, 256, 320}, cfg) == 3);  // 5 slices: ranges of 2, so 3 of them
+  cfg.split_k = 8;
+  CHECK(gemm_k_splits({128, 256, 136}, cfg) == 3);
+  CHECK(gemm_grid_blocks({128, 256, 136}, cfg, 132) == 3);  // one tile, three ranges
+  cfg.split_k = 65;
+  CHECK(validate({128, 128, 128}, cfg).find("split_k must be 1..64") != std::string::npos);
+}
+
 TEST_CASE("host GEMM refuses what the device launcher refuses", "[host][gemm]") {
   std::vector<bf16> a(128 * 128), b(128 * 128);
   std::vector<float> c(128 * 128);

@@ -1,9 +1,9 @@
 // Launches our GEMM once per configuration on fresh random inputs, for Nsight Compute to count
 // its DRAM bytes (scripts/measure-gemm-dram profiles every pipeline_kernel launch of this program).
 //
-//   gemm_once M N K CONFIG...     CONFIG = ORDER[/np][/c2]: ORDER as `tilescope bench` names it
+//   gemm_once M N K CONFIG...     CONFIG = ORDER[/np][/c2][/kS]: ORDER as `tilescope bench` names it
 //                                 (row, col, grouped, grouped:16); /np: not persistent;
-//                                 /c2: clusters of 2 sharing B by multicast
+//                                 /c2: clusters of 2 sharing B by multicast; /kS: split-K in S ranges
 //
 // Prints one line per launch, in launch order: "launch I m=.. n=.. k=.. order=.. group=.. persistent=..
 // stages=.. block_n=.. b_row_major=.. out=..", which the script joins with ncu's rows.
@@ -31,6 +31,8 @@ ts::kernels::GemmConfig parse_config(std::string s) {
     s.resize(s.size() - x.size());
     return true;
   };
+  for (int s = 64; s >= 2; --s)
+    if (strip(("/k" + std::to_string(s)).c_str())) { cfg.split_k = s; break; }
   if (strip("/c2")) cfg.cluster = 2;
   if (strip("/np")) cfg.persistent = false;
   const auto order = ts::sched::parse_order(s);
@@ -43,7 +45,7 @@ ts::kernels::GemmConfig parse_config(std::string s) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: gemm_once M N K ORDER[/np][/c2]...\n");
+    std::fprintf(stderr, "usage: gemm_once M N K ORDER[/np][/c2][/kS]...\n");
     return 2;
   }
   try {
@@ -64,9 +66,9 @@ int main(int argc, char** argv) {
       const auto& cfg = configs[i];
       ts::kernels::launch_gemm(a, b, c, shape, cfg, nullptr);
       check(cudaDeviceSynchronize(), "gemm");
-      std::printf("launch %zu blocks=%d m=%lld n=%lld k=%lld order=%s group=%d persistent=%d cluster=%d stages=%d block_n=%d b_row_major=%d out=%s\n",
+      std::printf("launch %zu blocks=%d m=%lld n=%lld k=%lld order=%s group=%d persistent=%d cluster=%d split_k=%d stages=%d block_n=%d b_row_major=%d out=%s\n",
                   i, ts::kernels::gemm_launch_blocks(shape, cfg), (long long)shape.m, (long long)shape.n, (long long)shape.k, ts::sched::order_name(cfg.order.order),
-                  cfg.order.group, cfg.persistent ? 1 : 0, cfg.cluster, cfg.stages, cfg.block_n, cfg.b_row_major ? 1 : 0,
+                  cfg.order.group, cfg.persistent ? 1 : 0, cfg.cluster, cfg.split_k, cfg.stages, cfg.block_n, cfg.b_row_major ? 1 : 0,
                   cfg.out == ts::kernels::OutType::bf16 ? "bf16" : "fp32");
       std::fflush(stdout);
     }

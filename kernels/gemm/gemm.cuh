@@ -5,6 +5,10 @@
 // With Cluster = 2, two CTAs computing vertically neighbouring tiles (the same columns of B) form
 // a cluster: each loads half of every B slice from L2 and multicasts it into both, so L2 serves
 // each B slice once per cluster instead of once per CTA.
+// With k_splits > 1 (split-K), K is cut into ranges of k_iters slices; a block computes one output
+// tile over one range and stores it, in fp32, as slice `range` of C's head index, so a grid with
+// fewer tiles than SMs still fills them. The launcher sums the slices into C afterwards, always in
+// the same order: the result does not depend on which block finished first.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include "tiles/tiles.hpp"
 #include "tiles/sched/pipeline.hpp"
@@ -30,8 +34,9 @@ struct gemm {
     tma::map<a_tile> a;
     tma::map<b_share> b;
     tma::map<c_tile> c;
-    int tiles_m, tiles_n, k_iters;
+    int tiles_m, tiles_n, k_iters;  // k_iters: 64-deep slices per K range
     sched::OrderSpec order;
+    int k_splits = 1;  // K ranges, each storing its part of every output tile as a slice of c
   };
   struct input_stage {
     a_tile a[consumers];
@@ -47,16 +52,21 @@ struct gemm {
   // Tiles are numbered cluster by cluster: Cluster consecutive numbers are the CTAs of a cluster
   // (block b has cluster rank b % Cluster), and the block order walks clusters. A last cluster
   // that overhangs M loads zeros and stores nothing (TMA clips), so every CTA of it keeps pace.
+  // With split-K the K range is the slowest index: range r's work items follow range r-1's.
   static TS_KERNEL_FN int cluster_rows(const globals& g) { return (g.tiles_m + Cluster - 1) / Cluster; }
-  static TS_KERNEL_FN int num_tiles(const globals& g) { return cluster_rows(g) * Cluster * g.tiles_n; }
+  static TS_KERNEL_FN int output_tiles(const globals& g) { return cluster_rows(g) * Cluster * g.tiles_n; }
+  static TS_KERNEL_FN int num_tiles(const globals& g) { return output_tiles(g) * g.k_splits; }
   static TS_KERNEL_FN int iterations(const globals& g) { return g.k_iters; }
+  static TS_KERNEL_FN int k_range(const globals& g, int tile) { return tile / output_tiles(g); }
   static TS_KERNEL_FN sched::TileIndex tile_index(const globals& g, int tile) {
+    tile %= output_tiles(g);
     const auto t = sched::tile_of(g.order, tile / Cluster, cluster_rows(g), g.tiles_n);
     return {t.m * Cluster + tile % Cluster, t.n};
   }
 
-  static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int k, barrier& full) {
+  static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int it, barrier& full) {
     const auto t = tile_index(g, tile);
+    const int k = k_range(g, tile) * g.k_iters + it;  // a slice past K (the last range's) reads zeros
     for (int c = 0; c < consumers; ++c) tma::load_async(in.a[c], g.a, {0, 0, t.m * consumers + c, k}, full);
     if constexpr (Cluster == 1) {
       if constexpr (BRowMajor) tma::load_async(in.b, g.b, {0, 0, k, t.n}, full);
@@ -89,7 +99,7 @@ struct gemm {
       warpgroup::store(out.c, s.acc, j * store_cols);
       fence_async_shared();
       warpgroup::sync(consumer);
-      if (leader) tma::store_async(g.c, out.c, {0, 0, t.m * consumers + consumer, t.n * (block_n / store_cols) + j});
+      if (leader) tma::store_async(g.c, out.c, {0, k_range(g, tile), t.m * consumers + consumer, t.n * (block_n / store_cols) + j});
     }
   }
 

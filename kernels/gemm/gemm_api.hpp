@@ -20,6 +20,10 @@ struct GemmConfig {
   sched::OrderSpec order{sched::Order::grouped, 8};
   bool b_row_major = true;  // B stored K x N (row-major) or N x K ("column-major" B)
   OutType out = OutType::bf16;
+  // Split-K: K cut into this many ranges (1..64); each block stores its range's part of a tile in
+  // fp32 to a workspace, and one more pass sums the ranges into C (in range order: deterministic).
+  // For shapes with fewer tiles than SMs and a long K.
+  int split_k = 1;
 };
 
 struct GemmShape {
@@ -32,7 +36,13 @@ std::string validate(const GemmShape& shape, const GemmConfig& cfg);
 
 std::string describe(const GemmConfig& cfg);
 
-// Blocks in a launch on `sms` SMs: one per output tile, or one per SM (at most) when persistent;
+// The K ranges a launch really has: split_k, fewer where ranges of whole 64-deep slices would
+// leave one empty (K = 256 in 3 ranges is 2 ranges of 2 slices).
+int gemm_k_splits(const GemmShape& shape, const GemmConfig& cfg);
+// cfg with split_k set to the ranges the launch really has: what the launchers dispatch on.
+GemmConfig with_k_splits(const GemmShape& shape, GemmConfig cfg);
+
+// Blocks in a launch on `sms` SMs: one per output tile and K range, or one per SM (at most) when persistent;
 // whole clusters either way (a cluster that overhangs M has a CTA with no rows to compute). With
 // clusters, `sms` is how many CTAs can be resident at once in whole clusters (the device launcher
 // asks the driver: not every SM of an H100 can pair up).

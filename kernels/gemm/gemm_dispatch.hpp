@@ -9,24 +9,44 @@
 #include <cstdint>
 
 #include "kernels/gemm/gemm.cuh"
+#include "kernels/gemm/gemm_sum.cuh"
 #include "kernels/gemm/gemm_api.hpp"
 
 namespace ts::kernels {
 
-// Tensor maps over A (M x K), B (K x N, or N x K when column-major) and C (M x N), and the tile counts.
+// Tensor maps over A (M x K), B (K x N, or N x K when column-major) and C (M x N), and the tile
+// counts. With split-K, `c` is fp32 and has a slice (head index) of M x N per K range.
 template <class K>
 static typename K::globals make_globals(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg) {
   using TC = typename K::c_tile::dtype;
+  const int splits = gemm_k_splits(s, cfg);
   auto* pa = const_cast<bf16*>(static_cast<const bf16*>(a));
   auto* pb = const_cast<bf16*>(static_cast<const bf16*>(b));
   const auto ga = gl<bf16>::make(pa, 1, 1, s.m, s.k);
   const auto gb = cfg.b_row_major ? gl<bf16>::make(pb, 1, 1, s.k, s.n) : gl<bf16>::make(pb, 1, 1, s.n, s.k);
-  const auto gc = gl<TC>::make(static_cast<TC*>(c), 1, 1, s.m, s.n);
+  const auto gc = gl<TC>::make(static_cast<TC*>(c), 1, splits, s.m, s.n);
   return typename K::globals{tma::make_map<typename K::a_tile>(ga), tma::make_map<typename K::b_share>(gb),
                              tma::make_map<typename K::c_tile>(gc),
                              static_cast<int>((s.m + K::block_m - 1) / K::block_m),
                              static_cast<int>((s.n + K::block_n - 1) / K::block_n),
-                             static_cast<int>((s.k + K::block_k - 1) / K::block_k), cfg.order};
+                             static_cast<int>((s.k + K::block_k * splits - 1) / (K::block_k * splits)), cfg.order, splits};
+}
+
+// Split-K's second pass (gemm_sum.cuh) over the `parts` the first pass wrote, into C: calls
+// f.template operator()<S>(globals, blocks) with S = gemm_sum<C type>; one block per tile of C.
+template <class F>
+static void with_sum(const void* parts, void* c, const GemmShape& s, const GemmConfig& cfg, F&& f) {
+  const auto go = [&]<class TC>() {
+    using S = gemm_sum<TC>;
+    const auto gp = gl<float>::make(static_cast<float*>(const_cast<void*>(parts)), 1, cfg.split_k, s.m, s.n);
+    const auto gc = gl<TC>::make(static_cast<TC*>(c), 1, 1, s.m, s.n);
+    const typename S::globals g{tma::make_map<typename S::part_tile>(gp), tma::make_map<typename S::c_tile>(gc),
+                                static_cast<int>((s.m + S::block_m - 1) / S::block_m),
+                                static_cast<int>((s.n + S::block_n - 1) / S::block_n), cfg.split_k};
+    f.template operator()<S>(g, g.tiles_m * g.tiles_n);  // (S::num_tiles is device code on the GPU)
+  };
+  if (cfg.out == OutType::bf16) go.template operator()<bf16>();
+  else go.template operator()<float>();
 }
 
 namespace dispatch {
@@ -63,14 +83,16 @@ static void block_n(const GemmConfig& cfg, F& f) {
 }  // namespace dispatch
 
 // Calls f.template operator()<K>() with K = gemm<block_n, stages, b_row_major, C type> of a
-// validated cfg, e.g. with_gemm(cfg, [&]<class K>() { launch<K>(...); }).
+// validated cfg, e.g. with_gemm(cfg, [&]<class K>() { launch<K>(...); }). Split-K stages fp32
+// whatever C is: its K ranges' tiles are summed in fp32 afterwards.
 template <class F>
 static void with_gemm(const GemmConfig& cfg, F&& f) {
+  const bool bf16_staging = cfg.out == OutType::bf16 && cfg.split_k == 1;
   if (cfg.b_row_major) {
-    if (cfg.out == OutType::bf16) dispatch::block_n<true, bf16>(cfg, f);
+    if (bf16_staging) dispatch::block_n<true, bf16>(cfg, f);
     else dispatch::block_n<true, float>(cfg, f);
   } else {
-    if (cfg.out == OutType::bf16) dispatch::block_n<false, bf16>(cfg, f);
+    if (bf16_staging) dispatch::block_n<false, bf16>(cfg, f);
     else dispatch::block_n<false, float>(cfg, f);
   }
 }
