@@ -101,6 +101,9 @@ sim::SimReport simulate_launches(std::vector<kernels::TracedLaunch>& launches, c
   // backward's alone keeps the engine's count of its MMAs).
   if (job.attention && launches.size() == (job.backward ? 3u : 1u))
     total.flops = kernels::attention_flops(job.attention_shape, job.backward);
+  // Split-K's two launches (the GEMM and the sum of its K ranges): the GEMM's 2 M N K.
+  if (!job.attention && launches.size() > 1)
+    total.flops = 2.0 * double(job.gemm_shape.m) * double(job.gemm_shape.n) * double(job.gemm_shape.k);
   total.tflops = total.seconds > 0 ? total.flops / total.seconds / 1e12 : 0;
   return total;
 }

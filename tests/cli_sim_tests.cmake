@@ -21,6 +21,10 @@ expect_cli(2 "unknown kernel" ARGS sim fft)
 # Clusters of 2 (B by multicast), simulated from the same source.
 expect_cli(0 "persistent cluster 2" ARGS sim gemm --m 512 --n 512 --k 256 --cluster 2)
 expect_cli(2 "cluster must be 1 or 2" ARGS sim gemm --m 512 --n 512 --k 256 --cluster 3)
+# Split-K: the GEMM and the sum of its K ranges, two launches; the TFLOPS are the GEMM's 2 M N K.
+expect_cli(0 "split-k 4" ARGS sim gemm --m 256 --n 256 --k 2048 --split-k 4)
+expect_cli(0 "\"flops\": 268435456.0" ARGS sim gemm --m 256 --n 256 --k 2048 --split-k 4 --json)
+expect_cli(2 "split_k must be 1..64" ARGS sim gemm --m 256 --n 256 --k 2048 --split-k 65)
 
 # Attention from its own sources: forward, backward (three launches), tails, GQA, the knobs.
 expect_cli(0 "forward on" ARGS sim attention --b 1 --h 2 --n 512 --d 64)
