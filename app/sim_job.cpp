@@ -35,7 +35,8 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--consumers", a.consumers,
                   "Consumer warpgroups of 64 rows (gemm: 1 or 2, default 2; attention forward: 2 or 3, default per head size)");
   cmd->add_option("--cluster", a.cluster, "gemm: CTAs per cluster along M, 1 or 2 (2: each B slice read once per cluster, by TMA multicast)");
-  cmd->add_option("--split-k", a.split_k, "gemm: K cut into this many ranges (1..64), each added into C: fills the SMs when tiles are few and K is long");
+  cmd->add_option("--split-k", a.split_k,
+                  "gemm: K cut into this many ranges (1..64), summed into C after: fills the SMs when tiles are few and K is long; 0 (default): chosen per shape");
   cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
   cmd->add_option("--persistent", a.persistent, "gemm: on: one block per SM looping over tiles; off: one block per tile");
   cmd->add_flag("--b-col-major", a.b_col_major, "gemm: B stored N x K");
@@ -137,7 +138,8 @@ std::vector<kernels::TracedLaunch> trace_job(const SimJob& job, uint32_t sms) {
       check_int(tiles_m * tiles_n, "the output tile count", job);
       if (cfg.order.order == sched::Order::grouped) check_int(cfg.order.group * tiles_n, "the grouped order's tiles per group", job);
       launches.push_back({"gemm", kernels::gemm_grid_trace(s, cfg, static_cast<int>(sms))});
-      if (kernels::gemm_k_splits(s, cfg) > 1) launches.push_back({"split-K sum", kernels::gemm_sum_trace(s, cfg)});
+      if (kernels::gemm_k_splits(s, cfg, static_cast<int>(sms)) > 1)
+        launches.push_back({"split-K sum", kernels::gemm_sum_trace(s, cfg, static_cast<int>(sms))});
     } else {
       const kernels::AttentionShape& s = job.attention_shape;
       if (const std::string why = kernels::validate(s); !why.empty()) throw UsageError(why);

@@ -32,7 +32,7 @@ struct SimJob {
 struct JobArgs {
   std::string kernel, order = "grouped", persistent = "on";
   int64_t m = 4096, n = 4096, k = 4096;
-  int stages = 4, block_n = 256, consumers = 0, cluster = 1, split_k = 1;
+  int stages = 4, block_n = 256, consumers = 0, cluster = 1, split_k = 0;
   int64_t batch = 1, heads = 16, heads_kv = 0, dim = 128;
   int overlap = -1;
   bool b_col_major = false, causal = false, bwd = false;

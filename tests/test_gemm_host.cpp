@@ -230,14 +230,23 @@ TEST_CASE("host GEMM with split-K: K ranges summed into C, tails and a last rang
   // Ranges of whole slices, none empty: 5 slices in 3 ranges are 3 of 2; 3 slices in 8 are 3 of 1.
   GemmConfig cfg;
   cfg.split_k = 3;
-  CHECK(gemm_k_splits({128, 256, 320}, cfg) == 3);
+  CHECK(gemm_k_splits({128, 256, 320}, cfg, 132) == 3);
   cfg.split_k = 4;
-  CHECK(gemm_k_splits({128, 256, 320}, cfg) == 3);  // 5 slices: ranges of 2, so 3 of them
+  CHECK(gemm_k_splits({128, 256, 320}, cfg, 132) == 3);  // 5 slices: ranges of 2, so 3 of them
   cfg.split_k = 8;
-  CHECK(gemm_k_splits({128, 256, 136}, cfg) == 3);
+  CHECK(gemm_k_splits({128, 256, 136}, cfg, 132) == 3);
   CHECK(gemm_grid_blocks({128, 256, 136}, cfg, 132) == 3);  // one tile, three ranges
   cfg.split_k = 65;
   CHECK(validate({128, 128, 128}, cfg).find("split_k must be 1..64") != std::string::npos);
+  // Chosen per shape (split_k 0) on 132 SMs, as measured on the H100: only where tiles leave half
+  // the SMs idle, as many ranges as fill them, each at least 1024 deep.
+  cfg.split_k = 0;
+  CHECK(gemm_k_splits({1024, 1024, 16384}, cfg, 132) == 4);  // 32 tiles
+  CHECK(gemm_k_splits({512, 1024, 32768}, cfg, 132) == 8);   // 16 tiles
+  CHECK(gemm_k_splits({2048, 1024, 8192}, cfg, 132) == 2);   // 64 tiles
+  CHECK(gemm_k_splits({4096, 4096, 1024}, cfg, 132) == 1);   // 128 tiles: no idle half
+  CHECK(gemm_k_splits({1024, 1024, 1536}, cfg, 132) == 1);   // ranges would be under 1024 deep
+  CHECK(gemm_k_splits({256, 256, 65536}, cfg, 132) == 16);   // 2 tiles: at most 16 ranges
 }
 
 TEST_CASE("host GEMM refuses what the device launcher refuses", "[host][gemm]") {

@@ -22,8 +22,8 @@ struct GemmConfig {
   OutType out = OutType::bf16;
   // Split-K: K cut into this many ranges (1..64); each block stores its range's part of a tile in
   // fp32 to a workspace, and one more pass sums the ranges into C (in range order: deterministic).
-  // For shapes with fewer tiles than SMs and a long K.
-  int split_k = 1;
+  // For shapes with fewer tiles than SMs and a long K. 0: chosen per shape (gemm_k_splits).
+  int split_k = 0;
 };
 
 struct GemmShape {
@@ -36,11 +36,13 @@ std::string validate(const GemmShape& shape, const GemmConfig& cfg);
 
 std::string describe(const GemmConfig& cfg);
 
-// The K ranges a launch really has: split_k, fewer where ranges of whole 64-deep slices would
-// leave one empty (K = 256 in 3 ranges is 2 ranges of 2 slices).
-int gemm_k_splits(const GemmShape& shape, const GemmConfig& cfg);
+// The K ranges a launch on `sms` SMs really has: split_k, fewer where ranges of whole 64-deep
+// slices would leave one empty (K = 256 in 3 ranges is 2 ranges of 2 slices). split_k 0 splits
+// only where the output tiles leave half the SMs or more idle: as many ranges as the idle SMs
+// fill, each at least 1024 deep, at most 16 (the H100's sweep, data/measured/h100/gemm-splitk.txt).
+int gemm_k_splits(const GemmShape& shape, const GemmConfig& cfg, int sms);
 // cfg with split_k set to the ranges the launch really has: what the launchers dispatch on.
-GemmConfig with_k_splits(const GemmShape& shape, GemmConfig cfg);
+GemmConfig with_k_splits(const GemmShape& shape, GemmConfig cfg, int sms);
 
 // Blocks in a launch on `sms` SMs: one per output tile and K range, or one per SM (at most) when persistent;
 // whole clusters either way (a cluster that overhangs M has a CTA with no rows to compute). With

@@ -106,6 +106,7 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
   }
   for (auto& r : rows) {
     const auto& s = r.shape;
+    r.cfg = with_k_splits(s, r.cfg, prop.multiProcessorCount);  // the table and the file name the ranges used
     // Enough input sets that one pass over them is well past the L2.
     const double set_bytes = 2.0 * (s.m * s.k + s.k * s.n);
     const int sets = std::clamp(int(std::ceil(200e6 / set_bytes)), 1, 8);

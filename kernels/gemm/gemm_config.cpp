@@ -15,27 +15,31 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
   if (cfg.cluster != 1 && cfg.cluster != 2) return "cluster must be 1 or 2, got " + std::to_string(cfg.cluster);
   if (cfg.cluster == 2 && (cfg.consumers != 2 || cfg.stages < 2))
     return "a cluster of 2 needs 2 consumers and 2..4 stages";
-  if (cfg.split_k < 1 || cfg.split_k > 64) return "split_k must be 1..64, got " + std::to_string(cfg.split_k);
+  if (cfg.split_k < 0 || cfg.split_k > 64) return "split_k must be 1..64 (or 0: chosen per shape), got " + std::to_string(cfg.split_k);
   if (s.k % 8 != 0) return "K must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.k);
   if (s.n % 8 != 0) return "N must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.n);
   if (cfg.order.order == sched::Order::grouped && cfg.order.group <= 0) return "group size must be positive";
   return {};
 }
 
-int gemm_k_splits(const GemmShape& s, const GemmConfig& cfg) {
-  const int64_t slices = (s.k + 63) / 64, per_range = (slices + cfg.split_k - 1) / cfg.split_k;
+int gemm_k_splits(const GemmShape& s, const GemmConfig& cfg, int sms) {
+  const int64_t block_m = 64 * cfg.consumers, slices = (s.k + 63) / 64;
+  const int64_t tiles = (s.m + block_m - 1) / block_m * ((s.n + cfg.block_n - 1) / cfg.block_n);
+  int64_t split = cfg.split_k;
+  if (split == 0) split = 2 * tiles > sms ? 1 : std::clamp<int64_t>(std::min(sms / tiles, slices / 16), 1, 16);
+  const int64_t per_range = (slices + split - 1) / split;
   return static_cast<int>((slices + per_range - 1) / per_range);
 }
 
-GemmConfig with_k_splits(const GemmShape& s, GemmConfig cfg) {
-  cfg.split_k = gemm_k_splits(s, cfg);
+GemmConfig with_k_splits(const GemmShape& s, GemmConfig cfg, int sms) {
+  cfg.split_k = gemm_k_splits(s, cfg, sms);
   return cfg;
 }
 
 int gemm_grid_blocks(const GemmShape& s, const GemmConfig& cfg, int sms) {
   const int64_t block_m = 64 * cfg.consumers, tiles_m = (s.m + block_m - 1) / block_m;
   const int64_t tiles = (tiles_m + cfg.cluster - 1) / cfg.cluster * cfg.cluster * ((s.n + cfg.block_n - 1) / cfg.block_n) *
-                        gemm_k_splits(s, cfg);
+                        gemm_k_splits(s, cfg, sms);
   if (!cfg.persistent) return static_cast<int>(tiles);
   return static_cast<int>(std::min<int64_t>(tiles, sms / cfg.cluster * cfg.cluster));
 }

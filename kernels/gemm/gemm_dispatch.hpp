@@ -19,7 +19,8 @@ namespace ts::kernels {
 template <class K>
 static typename K::globals make_globals(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg) {
   using TC = typename K::c_tile::dtype;
-  const int splits = gemm_k_splits(s, cfg);
+  const int splits = cfg.split_k;  // resolved by with_k_splits
+  if (splits < 1) throw std::logic_error("make_globals: split_k not resolved (with_k_splits)");
   auto* pa = const_cast<bf16*>(static_cast<const bf16*>(a));
   auto* pb = const_cast<bf16*>(static_cast<const bf16*>(b));
   const auto ga = gl<bf16>::make(pa, 1, 1, s.m, s.k);

@@ -16,7 +16,7 @@ void run_gemm_host(const bf16* a, const bf16* b, void* c, const GemmShape& s, co
   if (sms <= 0) throw std::invalid_argument("run_gemm_host: sms must be positive");
   // Split-K as launch_gemm_device does it: each K range's tiles into its own fp32 slice of a
   // workspace, then the second pass (gemm_sum.cuh) sums them into C.
-  const GemmConfig cfg = with_k_splits(s, asked);
+  const GemmConfig cfg = with_k_splits(s, asked, sms);
   const int64_t count = s.m * s.n, ranges = cfg.split_k;
   struct alignas(16) Quad { float v[4]; };  // TMA needs 16-byte alignment (wasm's malloc gives 8)
   std::vector<Quad> workspace(ranges > 1 ? size_t(count * ranges + 3) / 4 : 0);

@@ -42,7 +42,7 @@ static void launch_gemm_device(const void* a, const void* b, void* c, const Gemm
                                cudaStream_t stream, BlockClock* block_clocks) {
   if (const std::string why = validate(s, asked); !why.empty()) throw std::invalid_argument(why);
   // Split-K: each K range's tiles go to their own fp32 slice of a workspace, summed afterwards.
-  const GemmConfig cfg = with_k_splits(s, asked);
+  const GemmConfig cfg = with_k_splits(s, asked, sm_count());
   const int ranges = cfg.split_k;
   void* out = c;
   if (ranges > 1)
@@ -67,7 +67,7 @@ static void launch_gemm_device(const void* a, const void* b, void* c, const Gemm
 // Blocks launch_gemm_device launches for this shape and config on the current GPU.
 static int gemm_device_blocks(const GemmShape& s, const GemmConfig& cfg) {
   int blocks = 0;
-  with_gemm(with_k_splits(s, cfg), [&]<class K>() { blocks = gemm_grid_blocks(s, cfg, resident_blocks<K>()); });
+  with_gemm(with_k_splits(s, cfg, sm_count()), [&]<class K>() { blocks = gemm_grid_blocks(s, cfg, resident_blocks<K>()); });
   return blocks;
 }
 

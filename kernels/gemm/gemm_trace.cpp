@@ -19,16 +19,17 @@ std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape& s, const GemmCo
                                 std::to_string(s.n) + "x" + std::to_string(s.k));
   if (sms <= 0) throw std::invalid_argument("gemm_grid_trace: sms must be positive");
   std::unique_ptr<sim::GridTrace> grid;
-  with_gemm(with_k_splits(s, cfg), [&]<class K>() {
-    const auto g = make_globals<K>(trace_address(0), trace_address(1), trace_address(2), s, cfg);
+  const GemmConfig resolved = with_k_splits(s, cfg, sms);
+  with_gemm(resolved, [&]<class K>() {
+    const auto g = make_globals<K>(trace_address(0), trace_address(1), trace_address(2), s, resolved);
     grid = std::make_unique<PipelineGrid<K>>(g, gemm_grid_blocks(s, cfg, sms));
   });
   return grid;
 }
 
-std::unique_ptr<sim::GridTrace> gemm_sum_trace(const GemmShape& s, const GemmConfig& cfg) {
+std::unique_ptr<sim::GridTrace> gemm_sum_trace(const GemmShape& s, const GemmConfig& cfg, int sms) {
   std::unique_ptr<sim::GridTrace> grid;
-  with_sum(trace_address(2), trace_address(3), s, with_k_splits(s, cfg), [&]<class S>(const typename S::globals& g, int blocks) {
+  with_sum(trace_address(2), trace_address(3), s, with_k_splits(s, cfg, sms), [&]<class S>(const typename S::globals& g, int blocks) {
     grid = std::make_unique<PipelineGrid<S>>(g, blocks);
   });
   return grid;

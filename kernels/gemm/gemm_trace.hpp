@@ -15,13 +15,13 @@ namespace ts::kernels {
 // gemm_sum_trace, sums the K ranges into C.
 #if TILESCOPE_HAVE_HOST_BACKEND
 std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape& shape, const GemmConfig& cfg, int sms);
-std::unique_ptr<sim::GridTrace> gemm_sum_trace(const GemmShape& shape, const GemmConfig& cfg);
+std::unique_ptr<sim::GridTrace> gemm_sum_trace(const GemmShape& shape, const GemmConfig& cfg, int sms);
 #else
 // Without Boost.Context there is no trace mode: every caller gets this error instead of a grid.
 inline std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape&, const GemmConfig&, int) {
   throw std::invalid_argument("this build has no host backend (Boost.Context was not found), so no trace mode to simulate");
 }
-inline std::unique_ptr<sim::GridTrace> gemm_sum_trace(const GemmShape& s, const GemmConfig& c) { return gemm_grid_trace(s, c, 0); }
+inline std::unique_ptr<sim::GridTrace> gemm_sum_trace(const GemmShape& s, const GemmConfig& c, int sms) { return gemm_grid_trace(s, c, sms); }
 #endif
 
 }  // namespace ts::kernels

@@ -133,7 +133,7 @@ double median_clock_mhz(const stamp::Recording& r) {
 RecordedRun record_gemm(const GemmShape& s, const GemmConfig& cfg, const RecordOptions& opt) {
   if (const std::string why = validate(s, cfg); !why.empty()) throw std::invalid_argument(why);
   // Its second launch (the sum of the K ranges) would record into the first one's slots.
-  if (gemm_k_splits(s, cfg) > 1) throw std::invalid_argument("recording a split-K launch is not supported: record it with --split-k 1");
+  if (gemm_k_splits(s, cfg, sm_count()) > 1) throw std::invalid_argument("recording a split-K launch is not supported: record it with --split-k 1");
   DeviceBuffer a(s.m * s.k * 2), b(s.k * s.n * 2), c(s.m * s.n * (cfg.out == OutType::bf16 ? 2 : 4));
   random_bf16(a.p, s.m * s.k, 11);
   random_bf16(b.p, s.k * s.n, 12);
