@@ -62,8 +62,10 @@ int main(int argc, char** argv) {
     ts::kernels::random_bf16(a, shape.m * shape.k, 1);
     ts::kernels::random_bf16(b, shape.k * shape.n, 2);
     check(cudaDeviceSynchronize(), "fill");
+    int sms = 0;
+    check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
     for (size_t i = 0; i < configs.size(); ++i) {
-      const auto& cfg = configs[i];
+      const auto cfg = ts::kernels::with_k_splits(shape, configs[i], sms);  // prints the ranges it runs
       ts::kernels::launch_gemm(a, b, c, shape, cfg, nullptr);
       check(cudaDeviceSynchronize(), "gemm");
       std::printf("launch %zu blocks=%d m=%lld n=%lld k=%lld order=%s group=%d persistent=%d cluster=%d split_k=%d stages=%d block_n=%d b_row_major=%d out=%s\n",
