@@ -64,9 +64,15 @@ void draw_measured(const GridState& s, const GemmRun& run, const SceneContext& c
   if (meas.tflops) {
     const bool here = same_shape(meas.tflops->shape, run.shape);
     p.line((here ? "" : "at " + shape_text(meas.tflops->shape) + ": ") + short_number(meas.tflops->tflops) +
-           " TFLOPS (cuBLAS " + short_number(meas.tflops->cublas_tflops) + "), " + c.measured.date);
+           " TFLOPS (cuBLAS " + short_number(meas.tflops->cublas_tflops) + "), " + measured_date(c.measured, *meas.tflops));
   } else {
     p.line("TFLOPS: not measured", colour::dim_text);
+  }
+  if (s.gemm.cluster > 1) {  // the plain kernel timed in the same run as the clustered one
+    kernels::GemmConfig plain = run.cfg;
+    plain.cluster = 1;
+    if (const MeasuredGemm* twin = find_measured_cluster(c.measured, run.shape, plain))
+      p.line("same run without clusters: " + short_number(twin->tflops) + " TFLOPS (cuBLAS " + short_number(twin->cublas_tflops) + ")");
   }
   if (!meas.dram) {
     p.line("HBM bytes: not measured", colour::dim_text);
@@ -91,6 +97,30 @@ void draw_measured(const GridState& s, const GemmRun& run, const SceneContext& c
     p.line(sim_status(big, big_sim.get(), c.sims), colour::dim_text);
 }
 
+// What a CTA asks L2 for per k-slice (the kernel's tile types), and the simulator's count of bytes
+// the SMs asked L2 for, with this cluster setting and without clusters.
+void draw_multicast(const GridModel& m, const GemmSim* sim, const GemmSim* twin, const SceneContext& c, Panel& p) {
+  const float top = p.y;
+  p.heading("L2 reads per k-slice, per CTA");
+  if (!m.stage.error.empty()) {
+    p.line(m.stage.error, colour::dim_text);
+  } else if (m.cluster > 1) {
+    p.line("A " + bytes_text(m.stage.a) + " + its 1/" + std::to_string(m.cluster) + " of B " + bytes_text(m.stage.b_share) + " = " +
+           bytes_text(m.stage.read()) + " (without a cluster " + bytes_text(m.stage_plain.read()) + ")");
+    p.line("each share is multicast: the whole B slice (" + bytes_text(m.stage.b_slice) + ") lands in all " +
+           std::to_string(m.cluster) + " CTAs");
+  } else {
+    p.line("A " + bytes_text(m.stage.a) + " + B " + bytes_text(m.stage.b_slice) + " = " + bytes_text(m.stage.read()));
+  }
+  if (sim && sim->error.empty()) {
+    std::string line = "simulated: the SMs read " + bytes_text(double(sim->report.l2_hit_bytes + sim->report.hbm_read_bytes)) + " from L2";
+    if (twin && twin->error.empty())
+      line += " (" + bytes_text(double(twin->report.l2_hit_bytes + twin->report.hbm_read_bytes)) + " without clusters)";
+    p.line(line, colour::simulated);
+  }
+  if (c.lit("multicast")) draw_highlight_frame(c.dl, {ImVec2(p.x, top), ImVec2(p.right, p.y)});
+}
+
 }  // namespace
 
 void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
@@ -101,15 +131,25 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
     return;
   }
   const GridModel m = grid_model(s, static_cast<uint32_t>(c.machine.sm_count.value), c.machine.l2_capacity.value * 1024 * 1024);
+  if (!m.error.empty()) {
+    text_at(dl, f.bold, area.min, colour::error, m.error);
+    return;
+  }
   GemmRun run = gemm_run(s.gemm);
   run.tile_l2 = s.colour == TileColour::l2;
   const auto sim = c.sims.get(run);
+  // With clusters, the plain kernel at the same shape and clock, asked now so that both run at once.
+  GemmRun plain = run;
+  plain.cfg.cluster = 1;
+  plain.tile_l2 = false;
+  const auto twin = m.cluster > 1 ? c.sims.get(plain) : nullptr;
   const std::string order = s.gemm.order == OrderKnob::grouped ? "grouped, " + std::to_string(s.gemm.group) + " tile rows a group"
                                                                : std::string(name_of(s.gemm.order)) + "-major";
   text_at(dl, f.bold, area.min, colour::white,
           shape_text(run.shape) + ": " + std::to_string(m.tiles_m) + " x " + std::to_string(m.tiles_n) + " tiles of 128x" +
-              std::to_string(s.gemm.block_n) + ", " + order + ", " + std::to_string(m.tiles) + " tiles on " +
-              std::to_string(m.sms) + " SMs = " + std::to_string(m.waves) + " wave" + (m.waves > 1 ? "s" : ""));
+              std::to_string(s.gemm.block_n) + ", " + order + (m.cluster > 1 ? ", clusters of " + std::to_string(m.cluster) : "") +
+              ", " + std::to_string(m.steps) + (m.steps > m.tiles ? " CTAs" : " tiles") + " on " + std::to_string(m.slots) +
+              " SMs = " + std::to_string(m.waves) + " wave" + (m.waves > 1 ? "s" : ""));
   text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 20), colour::dim_text, sim_status(run, sim.get(), c.sims));
 
   const float panel_w = std::clamp(area.width() * 0.36f, 260.0f, 380.0f);
@@ -142,6 +182,13 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
       tn = end;
     }
   const Rect tiles{o, ImVec2(o.x + m.tiles_n * cw, o.y + m.tiles_m * ch)};
+  // Each cluster's tiles inside one outline (where cells are large enough to tell them apart).
+  if (m.cluster > 1 && cw >= 4 && ch >= 4) {
+    const ImU32 outline = c.lit("clusters") ? colour::highlight : colour::white;
+    for (const ClusterBox& b : m.clusters)
+      dl->AddRect(ImVec2(o.x + b.n * cw, o.y + b.m * ch), ImVec2(o.x + (b.n + 1) * cw - 1, o.y + (b.m + b.rows) * ch - 1), outline,
+                  0.0f, 0, 2.0f);
+  }
   // Coloured by L2, the marked wave's tiles get a frame instead (few enough to draw each).
   if (by_l2 && cw >= 4 && ch >= 4)
     for (uint32_t tm = 0; tm < m.tiles_m; ++tm)
@@ -161,14 +208,8 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
 
   // The SMs: which tile row each one works on in the marked wave.
   const float sm_y = tiles.max.y + 16, sm_w = std::max(2.0f, std::min(9.0f, tiles.width() / m.sms));
-  const sched::OrderSpec ord = gemm_config(s.gemm).order;
   for (uint32_t sm = 0; sm < m.sms; ++sm) {
-    const uint32_t i = m.wave * m.sms + sm;
-    ImU32 fill = colour::faint;
-    if (i < m.tiles) {
-      const auto t = sched::tile_of(ord, static_cast<int>(i), static_cast<int>(m.tiles_m), static_cast<int>(m.tiles_n));
-      fill = bank_colour(static_cast<unsigned>(t.m) % 32);
-    }
+    const ImU32 fill = m.sm_row[sm] < 0 ? colour::faint : bank_colour(static_cast<unsigned>(m.sm_row[sm]) % 32);
     dl->AddRectFilled(ImVec2(o.x + sm * sm_w, sm_y), ImVec2(o.x + (sm + 1) * sm_w - 1, sm_y + 14), fill);
   }
   text_at(dl, f.small, ImVec2(o.x, sm_y + 18), colour::dim_text,
@@ -183,7 +224,8 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
     text_at(dl, f.small, ImVec2(o.x, area.max.y - 18), colour::dim_text, "L2 colours appear when the simulation is done");
   } else {
     text_at(dl, f.small, ImVec2(o.x, area.max.y - 18), colour::dim_text,
-            "colour: the wave (bright: wave " + std::to_string(m.wave) + "); numbers: the block-order step");
+            "colour: the wave (bright: wave " + std::to_string(m.wave) + "); numbers: the block-order step" +
+                (m.cluster > 1 ? "; outlines: the CTAs of a cluster" : ""));
   }
 
   // Figures.
@@ -205,10 +247,19 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
     p.line(short_number(r.tflops) + " TFLOPS at " + short_number(sim->clock_mhz) + " MHz, L2 hit rate " + pct(r.l2_hit_rate()));
     p.line("HBM read " + bytes_text(double(r.hbm_read_bytes)) + ", written " + bytes_text(double(r.hbm_write_bytes)));
     p.line("HBM read bandwidth " + rate_text(r.seconds > 0 ? r.hbm_read_bytes / r.seconds : 0));
+    if (m.cluster > 1) {  // the plain kernel beside it, same shape and clock
+      if (twin && twin->error.empty())
+        p.line("without clusters: " + short_number(twin->report.tflops) + " TFLOPS, L2 hit rate " + pct(twin->report.l2_hit_rate()) +
+               ", HBM read " + bytes_text(double(twin->report.hbm_read_bytes)));
+      else
+        p.line("without clusters: " + sim_status(plain, twin.get(), c.sims), colour::dim_text);
+    }
   } else {
     p.line(sim ? sim->error : "simulating...", colour::dim_text);
   }
   if (c.lit("simulated")) draw_highlight_frame(dl, {ImVec2(p.x, sim_top), ImVec2(p.right, p.y)});
+
+  if (m.cluster > 1 || c.lit("multicast")) draw_multicast(m, sim.get(), twin.get(), c, p);
 
   const float meas_top = p.y;
   p.heading("Measured on the H100", colour::measured);

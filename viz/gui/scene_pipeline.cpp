@@ -44,7 +44,9 @@ void draw_stage_table(const PipelineState& s, const SceneContext& c, Rect area) 
   const MeasuredData& md = c.measured;
   text_at(c.dl, f.small, ImVec2(area.min.x, y + 4), colour::dim_text,
           md.gemm.empty() ? "no measurements found" : "measured: " + md.device);
-  if (!md.gemm.empty()) text_at(c.dl, f.small, ImVec2(area.min.x, y + 20), colour::dim_text, md.date + ", tilescope bench");
+  if (!md.gemm.empty())  // clustered rows come from the cluster sweep, a run of its own
+    text_at(c.dl, f.small, ImVec2(area.min.x, y + 20), colour::dim_text,
+            (s.gemm.cluster > 1 ? md.cluster_date + ", the cluster sweep" : md.date) + ", tilescope bench");
   if (!md.gemm.empty())
     text_at(c.dl, f.small, ImVec2(area.min.x, y + 36), colour::dim_text, "simulated at each row's measured SM clock");
   if (c.lit("measured") || c.lit("stages")) draw_highlight_frame(c.dl, {area.min, ImVec2(area.max.x, y + 52)});
@@ -81,7 +83,9 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
   const auto sim = c.sims.get(run);
   text_at(dl, f.bold, area.min, colour::white,
           "SM " + std::to_string(s.sm) + " running the GEMM of gemm.cuh, " + std::to_string(s.gemm.stages) +
-              " stage" + (s.gemm.stages > 1 ? "s" : "") + " (simulated)");
+              " stage" + (s.gemm.stages > 1 ? "s" : "") +
+              (s.gemm.cluster > 1 ? ", clusters of " + std::to_string(s.gemm.cluster) + " (SMs 0 and 1 are one cluster)" : "") +
+              " (simulated)");
   text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 20), colour::dim_text, sim_status(run, sim.get(), c.sims));
 
   const float table_w = std::clamp(area.width() * 0.25f, 220.0f, 270.0f);

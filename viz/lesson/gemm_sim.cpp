@@ -9,6 +9,7 @@
 #include "kernels/gemm/gemm_trace.hpp"
 #include "sim/machine.hpp"
 #include "tiles/sched/block_order.hpp"
+#include "viz/lesson/gemm_tiles.hpp"
 #include "viz/lesson/measured.hpp"
 
 namespace ts::viz {
@@ -29,6 +30,7 @@ kernels::GemmConfig gemm_config(const GemmKnobs& g) {
   cfg.stages = static_cast<int>(g.stages);
   cfg.block_n = static_cast<int>(g.block_n);
   cfg.persistent = g.persistent;
+  cfg.cluster = static_cast<int>(g.cluster);
   switch (g.order) {
     case OrderKnob::row: cfg.order = {sched::Order::row_major, 1}; break;
     case OrderKnob::col: cfg.order = {sched::Order::col_major, 1}; break;
@@ -88,21 +90,24 @@ sim::EngineParams params_for(const std::string& machine, double clock_mhz) {
 }
 
 // Which output tile each TMA load fed: a block's loads come in program order, the same number for
-// each of its tiles, and its tiles are b, b + grid, b + 2 grid, ... in the block order.
+// each of its tiles, and its tiles are the block-order steps b, b + grid, b + 2 grid, ..., each
+// the tile the kernel's own tile_index gives (cluster by cluster). A CTA of a cluster that
+// overhangs M computes no tile: its loads (its share of B, for its peer) are left out.
 void tile_l2_from_events(GemmSim& out) {
-  const uint32_t tiles = out.tiles_m * out.tiles_n;
-  out.tiles.assign(tiles, {});
+  const GemmTileOrder order = gemm_tile_order(out.run.shape, out.run.cfg);
+  const auto steps = static_cast<uint32_t>(order.steps.size());
+  out.tiles.assign(size_t(out.tiles_m) * out.tiles_n, {});
   std::vector<std::vector<const sim::BarrierEvent*>> loads(out.grid);
   for (const auto& e : out.report.barrier_events)
     if (e.kind == sim::BarrierEvent::Kind::tma_issue && e.block < out.grid) loads[e.block].push_back(&e);
   for (uint32_t b = 0; b < out.grid; ++b) {
-    const uint32_t tiles_of_block = b < tiles ? (tiles - b + out.grid - 1) / out.grid : 0;
+    const uint32_t tiles_of_block = b < steps ? (steps - b + out.grid - 1) / out.grid : 0;
     if (tiles_of_block == 0 || loads[b].empty()) continue;
     const size_t per_tile = std::max<size_t>(1, loads[b].size() / tiles_of_block);
     for (size_t j = 0; j < loads[b].size(); ++j) {
       const uint32_t index = b + out.grid * static_cast<uint32_t>(std::min<size_t>(j / per_tile, tiles_of_block - 1));
-      const auto t = sched::tile_of(out.run.cfg.order, static_cast<int>(index), static_cast<int>(out.tiles_m),
-                                    static_cast<int>(out.tiles_n));
+      const sched::TileIndex t = order.steps[index];
+      if (!order.real(t)) continue;
       TileL2& tile = out.tiles[size_t(t.m) * out.tiles_n + t.n];
       (loads[b][j]->l2_hit ? tile.hit_bytes : tile.miss_bytes) += loads[b][j]->bytes;
     }

@@ -9,32 +9,59 @@ namespace ts::viz {
 GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
   GridModel m;
   const GemmKnobs& g = s.gemm;
-  m.tiles_m = g.m / 128;
-  m.tiles_n = g.n / g.block_n;
-  m.tiles = m.tiles_m * m.tiles_n;
+  const kernels::GemmConfig cfg = gemm_config(g);
+  const GemmTileOrder order = gemm_tile_order({g.m, g.n, g.k}, cfg);
   m.sms = sms;
   m.l2_bytes = l2_bytes;
-  m.grid = g.persistent ? std::min(m.tiles, sms) : m.tiles;
+  m.cluster = g.cluster;
+  m.stage = gemm_stage_bytes(cfg);
+  kernels::GemmConfig plain = cfg;
+  plain.cluster = 1;
+  m.stage_plain = gemm_stage_bytes(plain);
+  if (!order.error.empty()) {
+    m.error = order.error;
+    return m;
+  }
+  m.tiles_m = order.tiles_m;
+  m.tiles_n = order.tiles_n;
+  m.tiles = m.tiles_m * m.tiles_n;
+  m.steps = static_cast<uint32_t>(order.steps.size());
+  m.slots = std::max(m.cluster, sms / m.cluster * m.cluster);
+  m.grid = g.persistent ? std::min(m.steps, m.slots) : m.steps;
   // Persistent: block b computes steps b, b + grid, ...; otherwise the blocks of step i come in
-  // launch order as SMs free up. Either way step i runs in wave i / sms (one block per SM).
-  m.waves = (m.tiles + sms - 1) / sms;
+  // launch order as SMs free up. Either way step i runs in wave i / slots (one block per SM).
+  m.waves = (m.steps + m.slots - 1) / m.slots;
   m.wave = std::min(s.wave, m.waves ? m.waves - 1 : 0);
   m.wave_of.assign(m.tiles, 0);
   m.order_of.assign(m.tiles, 0);
   m.wave_reads_a.assign(m.tiles_m, false);
   m.wave_reads_b.assign(m.tiles_n, false);
-  const sched::OrderSpec order = gemm_config(g).order;
-  for (uint32_t i = 0; i < m.tiles; ++i) {
-    const auto t = sched::tile_of(order, static_cast<int>(i), static_cast<int>(m.tiles_m), static_cast<int>(m.tiles_n));
+  m.sm_row.assign(sms, -1);
+  for (uint32_t i = 0; i < m.steps; ++i) {
+    const sched::TileIndex t = order.steps[i];
+    if (!order.real(t)) continue;  // the idle CTA of a cluster that overhangs M
     const size_t at = size_t(t.m) * m.tiles_n + t.n;
-    m.wave_of[at] = i / sms;
+    m.wave_of[at] = i / m.slots;
     m.order_of[at] = i;
-    if (i / sms == m.wave) {
+    if (i / m.slots == m.wave) {
       ++m.wave_tiles;
       m.wave_reads_a[t.m] = true;
       m.wave_reads_b[t.n] = true;
+      if (i % m.slots < sms) m.sm_row[i % m.slots] = t.m;
     }
   }
+  // A cluster's CTAs are consecutive steps; its box spans the tile rows they really compute.
+  if (m.cluster > 1)
+    for (uint32_t first = 0; first < m.steps; first += m.cluster) {
+      uint32_t lo = m.tiles_m, hi = 0, n = 0;
+      for (uint32_t i = first; i < std::min(first + m.cluster, m.steps); ++i)
+        if (order.real(order.steps[i])) {
+          lo = std::min(lo, static_cast<uint32_t>(order.steps[i].m));
+          hi = std::max(hi, static_cast<uint32_t>(order.steps[i].m));
+          n = static_cast<uint32_t>(order.steps[i].n);
+        }
+      if (lo <= hi) m.clusters.push_back({lo, n, hi - lo + 1});
+    }
   m.wave_a_blocks = static_cast<uint32_t>(std::count(m.wave_reads_a.begin(), m.wave_reads_a.end(), true));
   m.wave_b_blocks = static_cast<uint32_t>(std::count(m.wave_reads_b.begin(), m.wave_reads_b.end(), true));
   const double a_block = 128.0 * g.k * 2, b_block = double(g.block_n) * g.k * 2;  // bf16

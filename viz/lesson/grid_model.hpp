@@ -1,29 +1,45 @@
 #pragma once
-// What the grid scene shows, computed without drawing: the output tiles in block order (the same
-// tiles/sched/block_order.hpp the kernel calls), the wave each one runs in, the A and B blocks a
-// wave reads and whether they fit in L2, and the simulation beside the measurements.
+// What the grid scene shows, computed without drawing: the output tiles in block order (the
+// kernel's own gemm::tile_index, through viz/lesson/gemm_tiles.hpp: the block order of
+// tiles/sched/block_order.hpp, walked cluster by cluster with clusters), the wave each one runs in,
+// the A and B blocks a wave reads and whether they fit in L2, which tiles form a cluster and what
+// multicast saves of L2 reads, and the simulation beside the measurements.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "viz/lesson/gemm_sim.hpp"
+#include "viz/lesson/gemm_tiles.hpp"
 #include "viz/lesson/measured.hpp"
 
 namespace ts::viz {
 
+// The tiles of one cluster: a column of `rows` tiles from tile row m (clusters run along M).
+struct ClusterBox {
+  uint32_t m = 0, n = 0, rows = 1;
+};
+
 struct GridModel {
   uint32_t tiles_m = 0, tiles_n = 0, tiles = 0;
+  uint32_t steps = 0;      // block-order steps: the tiles, and a CTA per tile row a last cluster overhangs M
   uint32_t sms = 132;
+  uint32_t slots = 132;    // blocks resident at once: the SMs, in whole clusters
+  uint32_t cluster = 1;
   uint32_t grid = 0;       // blocks launched
-  uint32_t waves = 0;      // tiles / sms, rounded up: every SM holds one block of this kernel
+  uint32_t waves = 0;      // steps / slots, rounded up: every SM holds one block of this kernel
   std::vector<uint32_t> wave_of;   // per tile, m-major (tile_m * tiles_n + tile_n)
   std::vector<uint32_t> order_of;  // per tile: the index of the block-order step that computes it
+  std::vector<ClusterBox> clusters;  // with cluster > 1: each cluster's tiles
+  std::vector<int> sm_row;         // per SM: the tile row it computes in the marked wave (-1: none)
   // The marked wave: its tiles, and the distinct A row blocks and B column blocks they read.
   uint32_t wave = 0, wave_tiles = 0, wave_a_blocks = 0, wave_b_blocks = 0;
   std::vector<bool> wave_reads_a, wave_reads_b;  // per tile row / tile column
   double wave_bytes = 0;          // those blocks over the whole K, each read once
   double wave_bytes_per_tile = 0; // what the wave would read if no two tiles shared a block
   double l2_bytes = 0;            // the machine's L2
+  // What each CTA asks L2 for per k-slice, with this cluster setting and without a cluster.
+  GemmStageBytes stage, stage_plain;
+  std::string error;  // the kernel refused the configuration
 };
 
 // `sms` and `l2_bytes` come from the machine file.

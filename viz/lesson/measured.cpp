@@ -67,33 +67,37 @@ std::string data_file(const char* relative, std::vector<std::string>& problems) 
 
 namespace {
 
-// The rows of one `tilescope bench gemm` file, appended to d.gemm; none of them if any is malformed.
-void read_gemm_rows(const std::string& file, MeasuredData& d, bool first) {
+// The rows of one `tilescope bench gemm` file, appended to `rows`; none of them if any is malformed.
+// The file's name, device and date go where they are asked for (nullptr: not kept).
+struct GemmFile {
+  std::string *file = nullptr, *device = nullptr, *date = nullptr;
+};
+void read_gemm_rows(const std::string& file, std::vector<MeasuredGemm>& rows, MeasuredData& d, GemmFile keep) {
   json doc;
   if (file.empty() || !read_json(file, doc, d.problems)) return;
-  const size_t before = d.gemm.size();
+  const size_t before = rows.size();
   try {
-    if (first) {
-      d.gemm_file = file;
-      d.device = doc.value("device", "?");
-      d.date = doc.value("date", "?");
-    }
+    if (keep.file) *keep.file = file;
+    if (keep.device) *keep.device = doc.value("device", "?");
+    if (keep.date) *keep.date = doc.value("date", "?");
     for (const auto& row : doc.at("rows"))
-      d.gemm.push_back({row.value("group", ""), shape_of(row), config_of(row), row.at("tflops").get<double>(),
-                        row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0), row.value("sm_clock_mhz", 0.0)});
+      rows.push_back({row.value("group", ""), shape_of(row), config_of(row), row.at("tflops").get<double>(),
+                      row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0), row.value("sm_clock_mhz", 0.0)});
   } catch (const std::exception& e) {
     d.problems.push_back(file + ": " + e.what());
-    d.gemm.resize(before);
+    rows.resize(before);
   }
 }
 
 }  // namespace
 
-MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json) {
+MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json,
+                           const std::string& cluster_json) {
   MeasuredData d;
   json doc;
-  read_gemm_rows(gemm_json, d, true);
-  read_gemm_rows(holdout_json, d, false);
+  read_gemm_rows(gemm_json, d.gemm, d, {&d.gemm_file, &d.device, &d.date});
+  read_gemm_rows(holdout_json, d.gemm, d, {});
+  read_gemm_rows(cluster_json, d.cluster, d, {&d.cluster_file, &d.cluster_device, &d.cluster_date});
   if (!dram_json.empty() && read_json(dram_json, doc, d.problems)) {
     try {
       d.dram_file = dram_json;
@@ -136,7 +140,8 @@ const MeasuredData& measured_data() {
     const std::string gemm = data_file("measured/h100/gemm.json", problems);
     const std::string dram = data_file("measured/h100/gemm_dram.json", problems);
     const std::string holdout = data_file("measured/h100/gemm-holdout.json", problems);
-    MeasuredData d = load_measured(gemm, dram, holdout);
+    const std::string cluster = data_file("measured/h100/gemm-cluster.json", problems);
+    MeasuredData d = load_measured(gemm, dram, holdout, cluster);
     d.problems.insert(d.problems.end(), problems.begin(), problems.end());
     return d;
   }();
@@ -157,6 +162,13 @@ bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b) {
 const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg) {
   for (const auto& row : d.gemm)
     if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
+  return cfg.cluster > 1 ? find_measured_cluster(d, shape, cfg) : nullptr;
+}
+
+const MeasuredGemm* find_measured_cluster(const MeasuredData& d, const kernels::GemmShape& shape,
+                                          const kernels::GemmConfig& cfg) {
+  for (const auto& row : d.cluster)
+    if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
   return nullptr;
 }
 
@@ -167,12 +179,19 @@ const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::Gem
   return nullptr;
 }
 
+const std::string& measured_date(const MeasuredData& d, const MeasuredGemm& row) {
+  for (const auto& r : d.cluster)
+    if (&r == &row) return d.cluster_date;
+  return d.date;
+}
+
 std::string short_config(const kernels::GemmConfig& cfg) {
   std::string order = sched::order_name(cfg.order.order);
   if (cfg.order.order == sched::Order::grouped) order += ":" + std::to_string(cfg.order.group);
   return std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + ", " + std::to_string(cfg.stages) +
          " stage" + (cfg.stages > 1 ? "s" : "") +
          ", " + order + (cfg.persistent ? ", persistent" : ", one block per tile") +
+         (cfg.cluster > 1 ? ", cluster " + std::to_string(cfg.cluster) : "") +
          (cfg.b_row_major ? "" : ", B col-major") + (cfg.out == kernels::OutType::bf16 ? "" : ", C fp32");
 }
 

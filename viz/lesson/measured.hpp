@@ -33,22 +33,35 @@ struct MeasuredData {
   std::vector<MeasuredGemm> gemm;
   std::string dram_file, dram_device, dram_date;  // data/measured/h100/gemm_dram.json
   std::vector<MeasuredDram> dram;
+  // data/measured/h100/gemm-cluster.json: the cluster sweep, clusters of 2 beside the plain kernel
+  // in the same run (kept apart from `gemm`, whose rows the accuracy scene plots).
+  std::string cluster_file, cluster_device, cluster_date;
+  std::vector<MeasuredGemm> cluster;
   std::vector<std::string> problems;  // files that are missing or unreadable, for people
 };
 
 // Loaded once, on first use.
 const MeasuredData& measured_data();
 // Parses the two files (either path may be empty); used by measured_data() and the tests.
-// holdout_json: more rows of the same kind (the bench's holdout sweep), optional.
-MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json = "");
+// holdout_json: more rows of the same kind (the bench's holdout sweep), optional; cluster_json:
+// the cluster sweep's rows (MeasuredData::cluster), optional.
+MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json = "",
+                           const std::string& cluster_json = "");
 
 // The same kernel configuration as far as the measurements tell them apart.
 bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b);
 bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b);
 
+// A configuration with clusters is looked up in the cluster sweep when gemm.json lacks it.
 const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg);
+// Only the cluster sweep's rows: a clustered run and its plain twin timed in the same run.
+const MeasuredGemm* find_measured_cluster(const MeasuredData& d, const kernels::GemmShape& shape,
+                                          const kernels::GemmConfig& cfg);
 const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::GemmShape& shape,
                                        const kernels::GemmConfig& cfg);
+
+// The date of the run a row comes from (gemm.json's, or the cluster sweep's).
+const std::string& measured_date(const MeasuredData& d, const MeasuredGemm& row);
 
 // "order grouped:8, persistent": the parts of a configuration a reader needs to tell rows apart.
 std::string short_config(const kernels::GemmConfig& cfg);

@@ -168,7 +168,8 @@ PipelineModel pipeline_model(const std::vector<sim::Span>& spans, uint32_t sm) {
 
 std::vector<StageRow> stage_table(const GemmKnobs& knobs, SimCache& sims, const MeasuredData& measured) {
   std::vector<StageRow> rows;
-  for (uint32_t stages = 1; stages <= 4; ++stages) {
+  // Clusters of 2 run 2 to 4 stages (kernels::validate): the kernel has no one-stage cluster.
+  for (uint32_t stages = knobs.cluster > 1 ? 2 : 1; stages <= 4; ++stages) {
     GemmKnobs g = knobs;
     g.stages = stages;
     const GemmRun run = gemm_run(g);

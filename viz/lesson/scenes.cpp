@@ -21,11 +21,11 @@ const std::vector<SceneInfo>& scenes() {
        {"view", "swap", "n", "lane", "row", "col"},
        {"tile", "lane", "registers", "element", "subtiles", "warps"}},
       {SceneKind::pipeline, "pipeline", "Pipeline timeline",
-       {"m", "n", "k", "stages", "block_n", "sm", "from", "to"},
+       {"m", "n", "k", "stages", "block_n", "cluster", "sm", "from", "to"},
        {"producer", "consumers", "tensor", "idle", "epilogue", "stages", "measured"}},
       {SceneKind::grid, "grid", "Grid and L2",
-       {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "wave", "colour"},
-       {"tiles", "sms", "wave", "working-set", "simulated", "measured"}},
+       {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "cluster", "wave", "colour"},
+       {"tiles", "sms", "wave", "working-set", "simulated", "measured", "clusters", "multicast"}},
       {SceneKind::accuracy, "accuracy", "Simulated against measured",
        {"sweep", "metric", "big", "stages"},
        {"points", "diagonal", "errors", "table"}},
@@ -283,6 +283,7 @@ KnobSpec gemm_knob(GemmKnobs& g, std::string_view name) {
   if (name == "order") return choice_knob("order", "block order: which tile the i-th block computes", g.order, kOrders);
   if (name == "group") return number_knob("group", "grouped order: tile rows per group", g.group, 1, 64);
   if (name == "persistent") return on_off_knob("persistent", "one block per SM looping over tiles, or one block per tile", g.persistent);
+  if (name == "cluster") return number_knob("cluster", "CTAs per cluster along M, sharing each B slice by TMA multicast: 1 or 2", g.cluster, 1, 2);
   throw std::logic_error("no GEMM knob " + std::string(name));
 }
 
@@ -304,7 +305,7 @@ std::vector<KnobSpec> specs_of(FragmentsState& s) {
 }
 
 std::vector<KnobSpec> specs_of(PipelineState& s) {
-  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n"});
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n", "cluster"});
   k.push_back(number_knob("sm", "the SM whose warps are drawn", s.sm, 0, 3));
   k.push_back(number_knob("from", "start of the shown part, % of the run", s.from, 0, 99));
   k.push_back(number_knob("to", "end of the shown part, % of the run", s.to, 1, 100));
@@ -314,7 +315,7 @@ std::vector<KnobSpec> specs_of(PipelineState& s) {
 
 std::vector<KnobSpec> specs_of(GridState& s) {
   static constexpr TileColour colours[] = {TileColour::wave, TileColour::l2};
-  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n", "order", "group", "persistent"});
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "cluster"});
   k.push_back(number_knob("wave", "the wave whose A and B blocks are marked", s.wave, 0, 4095));
   k.push_back(choice_knob("colour", "tiles coloured by wave, or by the L2 hit rate of their loads", s.colour, colours));
   return k;
@@ -410,6 +411,8 @@ std::string validate_gemm(const GemmKnobs& g) {
   if (g.n % g.block_n != 0)
     return "n=" + std::to_string(g.n) + " is not a multiple of block_n=" + std::to_string(g.block_n) +
            " (the simulator times whole tiles)";
+  if (g.cluster == 2 && g.stages < 2)
+    return "cluster=2 needs stages=2 or more (the kernel's clusters run 2 to 4 stages: one stage has no load to share ahead of the MMAs)";
   return "";
 }
 

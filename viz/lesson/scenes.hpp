@@ -66,6 +66,7 @@ struct GemmKnobs {
   OrderKnob order = OrderKnob::grouped;
   uint32_t group = 8;  // grouped only
   bool persistent = true;
+  uint32_t cluster = 1;  // CTAs per cluster along M (1 or 2), sharing each B slice by TMA multicast
 };
 inline constexpr uint32_t kMaxGemmSide = 16384;
 
