@@ -10,6 +10,8 @@
 #include "sim/machine.hpp"
 #include "viz/lesson/banks_model.hpp"
 #include "viz/lesson/fragments_model.hpp"
+#include "viz/lesson/gemm_sim.hpp"
+#include "viz/lesson/gemm_tiles.hpp"
 #include "viz/lesson/grid_model.hpp"
 #include "viz/lesson/quiz.hpp"
 #include "viz/lesson/quiz_bank_attention.hpp"
@@ -47,6 +49,9 @@ const std::vector<QuizInfo>& quizzes() {
        {{"m", "rows of C", 512, 4096, 512, {512, 1024, 2048, 4096}},
         {"n", "columns of C", 4096, 16384, 4096, {4096, 8192, 16384}},
         {"group", "tile rows per group (1: row-major)", 1, 32, 1, {1, 2, 4, 8, 16}}}},
+      {"cluster-l2-bytes", SceneKind::grid, "bytes one CTA reads from L2 for its tile, with and without a cluster",
+       {{"block_n", "output tile width", 128, 256, 128, {}}, {"cluster", "CTAs per cluster sharing B (1 or 2)", 1, 2, 1, {}},
+        {"k", "the shared dimension", 256, 8192, 256, {256, 512, 768, 1024, 1536, 2048, 3072, 4096}}}},
       {"store-chunks", SceneKind::source, "staging-tile fills of the epilogue",
        {{"block_n", "output tile width", 128, 256, 128, {}},
         {"consumers", "consumer warpgroups", 1, 3, 1, {}},
@@ -307,6 +312,36 @@ Question wave_blocks(const QuizParams& p, const SceneState& base) {
   return q;
 }
 
+Question cluster_l2_bytes(const QuizParams& p, const SceneState& base) {
+  GridState s = base_or_default<GridState>(base);
+  const auto bn = static_cast<uint32_t>(p.at("block_n")), cluster = static_cast<uint32_t>(p.at("cluster"));
+  const auto k = static_cast<uint32_t>(p.at("k"));
+  s.gemm.block_n = bn;
+  s.gemm.cluster = cluster;
+  s.gemm.k = k;
+  if (cluster > 1) s.gemm.stages = std::max(s.gemm.stages, 2u);
+  if (s.gemm.n % bn) s.gemm.n = (s.gemm.n / bn + 1) * bn;
+  const GemmStageBytes b = gemm_stage_bytes(gemm_config(s.gemm));  // the kernel's own tile types
+  if (!b.error.empty()) return excluded(b.error);
+  const uint32_t slices = k / 64;
+  Question q;
+  q.text = "A CTA of the GEMM computes a 128 x " + std::to_string(bn) +
+           " output tile with two consumer warpgroups of 64 rows, taking K in 64-deep slices of bf16 A and B. " +
+           (cluster > 1 ? "Two CTAs computing vertically neighbouring tiles form a cluster: each loads half of every B slice "
+                          "from L2 and multicasts it into both. "
+                        : "There are no clusters: each CTA loads its own A and B slices. ") +
+           "K = " + std::to_string(k) + ". How many KiB does one CTA read from L2 for its whole tile?";
+  q.unit = "KiB";
+  q.answer = double(slices) * b.read() / 1024;
+  q.explanation = std::to_string(slices) + " slices x (A " + num(b.a / 1024.0) + " KiB + " +
+                  (cluster > 1 ? "its half of B " : "B ") + num(b.b_share / 1024.0) + " KiB) = " + num(q.answer) + " KiB" +
+                  (cluster > 1 ? "; without the cluster each slice would cost " + num(b.a / 1024.0 + b.b_slice / 1024.0) + " KiB" : "");
+  s.colour = TileColour::wave;
+  q.reveal = s;
+  q.reveal_highlights = {"multicast", "clusters"};
+  return q;
+}
+
 Question store_chunks(const QuizParams& p, const SceneState& base) {
   SourceState s = base_or_default<SourceState>(base);
   const auto bn = static_cast<uint32_t>(p.at("block_n")), consumers = static_cast<uint32_t>(p.at("consumers"));
@@ -361,6 +396,7 @@ Question make_question(std::string_view id, const QuizParams& params, const Scen
     else if (id == "consumer-registers") q = consumer_registers(params, base);
     else if (id == "last-wave") q = last_wave(params, base);
     else if (id == "wave-blocks") q = wave_blocks(params, base);
+    else if (id == "cluster-l2-bytes") q = cluster_l2_bytes(params, base);
     else if (id == "store-chunks") q = store_chunks(params, base);
     else if (id == "clock-tflops") q = clock_tflops(params, base);
     else if (is_attention_quiz(id)) q = make_attention_question(id, params, base);
