@@ -31,6 +31,35 @@ SimReport Engine::run() {
   }
   if (blocks_.empty() && grid_.blocks() > 0) throw std::runtime_error("a block does not fit on one SM");
   report_.blocks_per_sm = sms_[0].blocks;
+  // run_events stops at a warp whose ops ran out: its next batch is pulled here, the one place the
+  // event loop switches to a warp's fiber (web/asyncify-remove.txt), and it goes on first.
+  for (uint32_t wid = run_events(kNoWarp); wid != kNoWarp;) {
+    Warp& w = warps_[wid];
+    w.batch = w.source->next_batch();
+    if (!w.batch.empty()) {
+      wid = run_events(wid);
+      continue;
+    }
+    w.done = true;
+    if (--blocks_[w.block].live == 0) retire(w.block, w.time);
+    wid = run_events(kNoWarp);
+  }
+  for (const Warp& w : warps_)
+    if (!w.done) throw std::runtime_error(deadlock_message());
+  finish_report();
+  return std::move(report_);
+}
+
+// The event loop, up to a warp that has run out of ops (returned; kNoWarp once the queue is empty).
+// `resume`: such a warp, which has its next batch now and goes on first, before the rest of its wake
+// group and the queue.
+uint32_t Engine::run_events(uint32_t resume) {
+  if (resume != kNoWarp && !run_ops(resume)) return resume;
+  while (group_next_ < group_.size()) {
+    const uint32_t x = group_[group_next_++];
+    if (!run_warp(x)) return x;
+  }
+  group_.clear();
   while (!events_.empty()) {
     const Event e = events_.top();
     events_.pop();
@@ -40,7 +69,7 @@ SimReport Engine::run() {
       continue;
     }
     if (!e.is_group()) {
-      run_warp(e.warp());
+      if (!run_warp(e.warp())) return e.warp();
       continue;
     }
     // The warps a barrier woke together run in the order they were woken, as their own events
@@ -48,13 +77,13 @@ SimReport Engine::run() {
     group_.swap(groups_[e.warp()]);
     free_groups_.push_back(e.warp());
     group_time_ = e.time;
-    for (group_next_ = 0; group_next_ < group_.size();) run_warp(group_[group_next_++]);
+    for (group_next_ = 0; group_next_ < group_.size();) {
+      const uint32_t x = group_[group_next_++];
+      if (!run_warp(x)) return x;
+    }
     group_.clear();
   }
-  for (const Warp& w : warps_)
-    if (!w.done) throw std::runtime_error(deadlock_message());
-  finish_report();
-  return std::move(report_);
+  return kNoWarp;
 }
 
 // MMA waits. A warp whose group is not through blocks; its sub-partition's core schedules one
@@ -165,24 +194,24 @@ void Engine::sync_arrive(uint32_t wid, std::vector<uint32_t>& arrived, uint32_t 
   arrived.clear();
 }
 
-void Engine::run_warp(uint32_t wid) {
+bool Engine::run_warp(uint32_t wid) {
   Warp& w = warps_[wid];
-  if (w.done) return;
+  if (w.done) return true;
   w.time = std::max(w.time, now_);
   if (w.blocked) {
     span(w, w.op->kind, w.blocked_since, w.time);
     w.blocked = false;
   }
+  return run_ops(wid);
+}
+
+bool Engine::run_ops(uint32_t wid) {
+  Warp& w = warps_[wid];
   Block& blk = blocks_[w.block];
   Sm& sm = sms_[blk.sm];
   while (true) {
     if (!w.has_op) {
-      if (w.batch.empty()) w.batch = w.source->next_batch();
-      if (w.batch.empty()) {
-        w.done = true;
-        if (--blk.live == 0) retire(w.block, w.time);
-        return;
-      }
+      if (w.batch.empty()) return false;
       w.op = &w.batch.front();
       w.batch = w.batch.subspan(1);
       w.has_op = true;
@@ -194,7 +223,7 @@ void Engine::run_warp(uint32_t wid) {
     if (uses_shared_unit(op.kind) && w.time > now_) {
       if (next_event_time() < w.time) {
         push(w.time, wid);
-        return;
+        return true;
       }
       now_ = w.time;
     }
@@ -226,7 +255,7 @@ void Engine::run_warp(uint32_t wid) {
           if (!w.blocked) log_barrier(BarrierEvent::Kind::wait_begin, w.block, w.index, b, w.time);
           b.waiters.push_back(wid);
           block_warp(w);
-          return;
+          return true;
         }
         if (w.time < b.completed_at + p_.barrier_latency) {  // completed, but its bytes land later
           if (!w.blocked) log_barrier(BarrierEvent::Kind::wait_begin, w.block, w.index, b, w.time);
@@ -271,7 +300,7 @@ void Engine::run_warp(uint32_t wid) {
         if (w.time > now_) {
           if (next_event_time() < w.time) {
             push(w.time, wid);
-            return;
+            return true;
           }
           now_ = w.time;
         }
@@ -282,7 +311,7 @@ void Engine::run_warp(uint32_t wid) {
           w.mma_keep = op.count;
           sp.mma_waiters.push_back(wid);
           schedule_tensor_event(blk.sm, w.index % p_.sub_partitions);
-          return;
+          return true;
         }
         break;
       }
@@ -296,7 +325,7 @@ void Engine::run_warp(uint32_t wid) {
       case OpKind::warpgroup_sync:
         block_warp(w);
         sync_arrive(wid, blk.named[op.barrier], 4, p_.named_barrier_cycles);
-        return;
+        return true;
       case OpKind::block_sync:
         block_warp(w);
         if (op.barrier == 1) {  // every warp of the cluster
@@ -306,7 +335,7 @@ void Engine::run_warp(uint32_t wid) {
         } else {
           sync_arrive(wid, blk.block_sync, blk.live);
         }
-        return;
+        return true;
       case OpKind::set_registers: break;
     }
     w.has_op = false;

@@ -116,7 +116,16 @@ class Engine {
 
   void sync_arrive(uint32_t wid, std::vector<uint32_t>& arrived, uint32_t expected, double latency = 0);
 
-  void run_warp(uint32_t wid);
+  // The event loop (engine.cpp): run() pulls the warps' ops, run_events does all the rest and
+  // never switches to a warp's fiber, which in the browser build keeps Asyncify's instrumentation
+  // out of the per-op work (web/asyncify-remove.txt). It returns the warp whose pulled ops ran out
+  // (kNoWarp once nothing is left to run); `resume` is that warp again, with its next batch.
+  static constexpr uint32_t kNoWarp = ~0u;
+  uint32_t run_events(uint32_t resume);
+  // Runs a warp from where it stands (run_ops: from its op in hand, without run_warp's bookkeeping
+  // of a wake-up) until it blocks or must wait for an earlier event (true), or its ops run out (false).
+  bool run_warp(uint32_t wid);
+  bool run_ops(uint32_t wid);
 
   // A TMA box from global memory into shared memory: through this SM's TMA unit, the L2's read
   // bandwidth (and HBM's on a miss), and each receiving SM's port; its bytes complete on the barrier.
