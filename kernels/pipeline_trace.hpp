@@ -36,7 +36,7 @@ class PipelineGrid final : public sim::GridTrace {
     char* smem = smem_.get();
     const auto* g = &globals_;
     auto traced = std::make_shared<host::TracedBlock>(static_cast<int>(index), grid_, threads / 32, smem, bytes,
-                                                      [g, smem] { sched::run_pipeline<K>(*g, smem); }, 128, 256 * 1024,
+                                                      [g, smem] { sched::run_pipeline<K>(*g, smem); }, host::kTraceBatch, 256 * 1024,
                                                       sched::kernel_cluster_size<K>());
     sim::BlockTrace bt;
     for (int w = 0; w < traced->warps(); ++w) bt.warps.push_back(std::make_unique<TracedWarp>(traced, w));

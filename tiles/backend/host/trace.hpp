@@ -75,6 +75,21 @@ inline void emit_math(const sim::PipeCounts& pipes) {
   emit(op);
 }
 
+// Ops a warp records before it hands them over (its fiber switches back to the puller). On the
+// desktop a switch is a few registers (Boost.Context) and 128 ops (7 KB) keep a warp's buffer in
+// the L1 cache: larger batches measured slower there. In the browser build a switch unwinds and
+// rewinds both stacks through Asyncify and JavaScript (2-4 us a pull under node, 0.1 us natively),
+// so the batch is larger there: the lessons' 2048^3 GEMM warps record at most 258 ops, and a run
+// switches into its 1536 warps 1536 times instead of 2816; a 4096^3 run 4080 times instead of 13808.
+// The ops are the same either way, and so are the cycles: the engine reads them in program order
+// whatever the batches. A buffer holds what its warp recorded, up to this: for a 16384^3 grid's
+// 1584 resident warps 11 MB at 128, 45 MB at 512 (native runs measured 29 and 54 MB in all).
+#ifdef __EMSCRIPTEN__
+inline constexpr std::size_t kTraceBatch = 512;
+#else
+inline constexpr std::size_t kTraceBatch = 128;
+#endif
+
 // One block of a kernel in trace mode; next_batch(w) pulls warp w's ops in program order.
 class TracedBlock {
  public:
@@ -83,7 +98,7 @@ class TracedBlock {
   // A block of a cluster of `cluster_ctas` knows its rank (index % cluster_ctas) and records its
   // cluster ops; the simulator joins the blocks of a cluster.
   TracedBlock(int index, int grid, int warps, char* smem, std::size_t smem_bytes, std::function<void()> body,
-              std::size_t batch = 128, std::size_t stack_bytes = 256 * 1024, int cluster_ctas = 1)
+              std::size_t batch = kTraceBatch, std::size_t stack_bytes = 256 * 1024, int cluster_ctas = 1)
       : body_(std::move(body)), buffers_(warps) {
     block_.index = index;
     block_.cluster_ctas = cluster_ctas;
