@@ -4,6 +4,7 @@
 // control flow never depends on the outcome of a wait, so each warp may run ahead of the others;
 // it runs until its buffer holds `batch` ops, then hands them to whoever pulls (the simulator),
 // which keeps memory bounded however large the grid.
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -22,6 +23,17 @@ inline uint32_t smem_offset(const void* p) {
   const Block& b = *current().block;
   return static_cast<uint32_t>(static_cast<const char*>(p) - b.smem);
 }
+
+// How many warps' stacks and op buffers a thread keeps for the next blocks (PooledStack, OpBuffers).
+// Natively a kept stack is virtual 256 KB, a few pages touched, and one past this is unmapped. In
+// the browser build the memory a page grows to is never given back, so it keeps enough for every
+// warp resident at once (132 SMs x 12) instead of freeing and allocating 512 stacks per 2048^3 GEMM
+// simulated (about a tenth of its time under node).
+#ifdef __EMSCRIPTEN__
+inline constexpr std::size_t kKeptWarps = 2048;
+#else
+inline constexpr std::size_t kKeptWarps = 1024;
+#endif
 
 // Fiber stacks for trace mode, kept for the next block instead of unmapped: a grid of one block
 // per tile creates and destroys a dozen fibers per tile, and mapping a guarded stack (mmap,
@@ -46,7 +58,7 @@ class PooledStack {
   }
 
  private:
-  static constexpr std::size_t kKept = 1024;  // stacks (virtual 256 KB each, a few pages touched)
+  static constexpr std::size_t kKept = kKeptWarps;
   using Entry = std::pair<std::size_t, boost::context::stack_context>;  // asked-for size, stack
   struct Pool {
     std::vector<Entry> stacks;
@@ -90,6 +102,36 @@ inline constexpr std::size_t kTraceBatch = 512;
 inline constexpr std::size_t kTraceBatch = 128;
 #endif
 
+// Warps' op buffers, kept for the next block as the stacks are, each with room for a whole batch
+// from the start: grown op by op a buffer was reallocated and copied 8 or 9 times per warp and
+// block, and allocated afresh per block it still cost an allocation of the batch's size; under node
+// the two were about a quarter and a tenth of a 2048^3 GEMM's simulation (the copies go out to
+// JavaScript's memcpy there). Natively the same, for a few MB kept.
+class OpBuffers {
+ public:
+  static std::vector<sim::TraceOp> take(std::size_t ops) {
+    auto& kept = pool();
+    std::vector<sim::TraceOp> b;
+    if (!kept.empty()) {
+      b = std::move(kept.back());
+      kept.pop_back();
+    }
+    b.reserve(ops);
+    return b;
+  }
+  static void give(std::vector<sim::TraceOp>&& b) {
+    auto& kept = pool();
+    b.clear();
+    if (kept.size() < kKeptWarps) kept.push_back(std::move(b));
+  }
+
+ private:
+  static std::vector<std::vector<sim::TraceOp>>& pool() {
+    thread_local std::vector<std::vector<sim::TraceOp>> kept;
+    return kept;
+  }
+};
+
 // One block of a kernel in trace mode; next_batch(w) pulls warp w's ops in program order.
 class TracedBlock {
  public:
@@ -108,6 +150,7 @@ class TracedBlock {
     block_.smem = smem;
     block_.smem_bytes = smem_bytes;
     for (int i = 0; i < warps; ++i) {
+      buffers_[i] = OpBuffers::take(std::min<std::size_t>(batch, 4096));
       auto w = std::make_unique<Warp>();
       w->block = &block_;
       w->index = i;
@@ -116,6 +159,10 @@ class TracedBlock {
       start_warp(*w, PooledStack(stack_bytes), body_);
       warps_.push_back(std::move(w));
     }
+  }
+  ~TracedBlock() {
+    warps_.clear();  // unwinds the fibers of warps that have not finished
+    for (auto& b : buffers_) OpBuffers::give(std::move(b));
   }
   TracedBlock(const TracedBlock&) = delete;
   TracedBlock& operator=(const TracedBlock&) = delete;
