@@ -40,6 +40,9 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
   cmd->add_option("--persistent", a.persistent, "gemm: on: one block per SM looping over tiles; off: one block per tile");
   cmd->add_flag("--b-col-major", a.b_col_major, "gemm: B stored N x K");
+  cmd->add_option("--in", a.in, "gemm: element type of A and B, bf16 or fp8 (e4m3, fp32 accumulation; B stored N x K, 128x256 tiles)");
+  cmd->add_option("--scale-a", a.scale_a, "gemm --in fp8: A's per-tensor scale (C = scale_a scale_b A B)");
+  cmd->add_option("--scale-b", a.scale_b, "gemm --in fp8: B's per-tensor scale");
   cmd->add_option("--b", a.batch, "attention: batch");
   cmd->add_option("--h", a.heads, "attention: query heads");
   cmd->add_option("--hkv", a.heads_kv, "attention: key/value heads (default: --h)");
@@ -51,7 +54,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
 
 namespace {
 const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--cluster", "--split-k", "--order", "--persistent",
-                                   "--b-col-major", "--b", "--h", "--hkv", "--d", "--causal", "--bwd", "--overlap"};
+                                   "--b-col-major", "--in", "--scale-a", "--scale-b", "--b", "--h", "--hkv", "--d", "--causal", "--bwd", "--overlap"};
 }
 
 bool any_job_option(const CLI::App* cmd) {
@@ -64,7 +67,7 @@ nlohmann::json job_args_json(const JobArgs& a) {
   return {{"kernel", a.kernel}, {"m", a.m},        {"n", a.n},           {"k", a.k},           {"stages", a.stages},
           {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"split_k", a.split_k}, {"order", a.order}, {"persistent", a.persistent},
           {"b_col_major", a.b_col_major}, {"b", a.batch}, {"h", a.heads}, {"hkv", a.heads_kv}, {"d", a.dim},
-          {"causal", a.causal}, {"bwd", a.bwd}, {"overlap", a.overlap}};
+          {"causal", a.causal}, {"bwd", a.bwd}, {"overlap", a.overlap}, {"in", a.in}, {"scale_a", a.scale_a}, {"scale_b", a.scale_b}};
 }
 
 JobArgs job_args_from_json(const nlohmann::json& j) {
@@ -81,7 +84,7 @@ JobArgs job_args_from_json(const nlohmann::json& j) {
   get("kernel", a.kernel), get("m", a.m), get("n", a.n), get("k", a.k), get("stages", a.stages), get("block_n", a.block_n);
   get("consumers", a.consumers), get("cluster", a.cluster), get("split_k", a.split_k), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
   get("b", a.batch), get("h", a.heads), get("hkv", a.heads_kv), get("d", a.dim), get("causal", a.causal), get("bwd", a.bwd);
-  get("overlap", a.overlap);
+  get("overlap", a.overlap), get("in", a.in), get("scale_a", a.scale_a), get("scale_b", a.scale_b);
   return a;
 }
 
@@ -98,6 +101,12 @@ SimJob job_from(const JobArgs& a) {
     job.gemm.cluster = a.cluster;
     job.gemm.split_k = a.split_k;
     job.gemm.b_row_major = !a.b_col_major;
+    if (a.in != "bf16" && a.in != "fp8") throw UsageError("unknown input type '" + a.in + "' (expected bf16 or fp8)");
+    if (a.in == "fp8") {
+      job.gemm.in = kernels::InType::fp8;
+      job.gemm.b_row_major = false;  // the only layout fp8 wgmma reads
+    }
+    job.gemm.scale_a = a.scale_a, job.gemm.scale_b = a.scale_b;
     const auto order = sched::parse_order(a.order);
     if (!order) throw UsageError("unknown order '" + a.order + "' (expected row, col, grouped or grouped:G)");
     job.gemm.order = *order;

@@ -36,6 +36,8 @@ struct JobArgs {
   int64_t batch = 1, heads = 16, heads_kv = 0, dim = 128;
   int overlap = -1;
   bool b_col_major = false, causal = false, bwd = false;
+  std::string in = "bf16";  // gemm: bf16 or fp8 (e4m3) A and B
+  float scale_a = 1, scale_b = 1;
 };
 // Adds the positional kernel (gemm or attention) and its options to `cmd`.
 void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required);

@@ -41,6 +41,7 @@ std::vector<Row> gemm_rows(const nlohmann::json& doc) {
     cfg.persistent = row.at("persistent");
     cfg.b_row_major = row.at("b_row_major");
     cfg.out = row.at("out") == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;
+    cfg.in = row.value("in", std::string("bf16")) == "fp8" ? kernels::InType::fp8 : kernels::InType::bf16;
     const auto order = sched::parse_order(row.at("order").get<std::string>());
     cfg.order = order.value_or(sched::OrderSpec{});
     if (cfg.order.order == sched::Order::grouped) cfg.order.group = row.value("group_size", 8);

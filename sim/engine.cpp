@@ -283,7 +283,8 @@ bool Engine::run_ops(uint32_t wid) {
         // sub-partition's tensor core, which runs a quarter of the SM's rate when one warp has
         // it to itself and shares it in turns when several do.
         SubPartition& sp = sub_partition(sm, w);
-        sp.tensor.issue(w.mma, w.time, double(op.flops) * p_.sub_partitions / p_.mma_flops_per_cycle);
+        const double rate = op.bytes == 1 ? p_.mma_fp8_flops_per_cycle : p_.mma_flops_per_cycle;  // bytes: input element size
+        sp.tensor.issue(w.mma, w.time, double(op.flops) * p_.sub_partitions / rate);
         report_.flops += double(op.flops);
         if (!sp.mma_waiters.empty()) schedule_tensor_event(blk.sm, w.index % p_.sub_partitions);
         break;

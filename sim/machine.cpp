@@ -42,6 +42,8 @@ const std::vector<MachineField>& machine_fields() {
       {"wgmma_m64n64k16_latency", "cycles", &MachineSpec::wgmma_m64n64k16_latency},
       {"wgmma_m64n128k16_latency", "cycles", &MachineSpec::wgmma_m64n128k16_latency},
       {"wgmma_m64n256k16_latency", "cycles", &MachineSpec::wgmma_m64n256k16_latency},
+      {"wgmma_m64n256k32_fp8_interval", "cycles/instruction", &MachineSpec::wgmma_m64n256k32_fp8_interval},
+      {"wgmma_m64n256k32_fp8_latency", "cycles", &MachineSpec::wgmma_m64n256k32_fp8_latency},
       {"sub_partitions", "sub-partitions", &MachineSpec::sub_partitions},
       {"issue_per_cycle", "instructions/cycle", &MachineSpec::issue_per_cycle},
       {"fma_interval", "cycles/instruction", &MachineSpec::fma_interval},
@@ -198,7 +200,7 @@ MachineSpec parse_machine_json(const std::string& text, const fs::path& file) {
   // Fields the rest of the program divides by.
   for (auto key : {"sm_count", "sm_clock", "bf16_dense_tflops", "hbm_bandwidth", "smem_banks", "smem_bank_width",
                    "sm_clock_under_load", "wgmma_m64n64k16_interval", "wgmma_m64n128k16_interval",
-                   "wgmma_m64n256k16_interval", "tma_bandwidth_per_sm", "smem_bandwidth_per_sm", "l2_hit_bandwidth", "l2_tma_bandwidth", "sm_clock_gemm_sustained",
+                   "wgmma_m64n256k16_interval", "wgmma_m64n256k32_fp8_interval", "tma_bandwidth_per_sm", "smem_bandwidth_per_sm", "l2_hit_bandwidth", "l2_tma_bandwidth", "sm_clock_gemm_sustained",
                    "sm_clock_boost", "tma_store_bandwidth", "sub_partitions", "issue_per_cycle", "fma_interval",
                    "alu_interval", "sfu_interval", "convert_interval", "shuffle_interval",
                    "hbm_bandwidth_measured", "l2_line_size", "l2_sector_size", "l2_associativity", "l2_partitions"}) {

@@ -51,6 +51,8 @@ struct MachineSpec {
   Quantity wgmma_m64n64k16_latency;   // cycles from issue to wgmma.wait_group 0 returning, one instruction
   Quantity wgmma_m64n128k16_latency;
   Quantity wgmma_m64n256k16_latency;
+  Quantity wgmma_m64n256k32_fp8_interval;  // cycles/instruction: the same with fp8 e4m3 inputs (twice the K)
+  Quantity wgmma_m64n256k32_fp8_latency;   // cycles
   // The SM core: sub-partitions, each with one warp scheduler, and the math pipes behind them. An
   // interval is the cycles between two warp instructions on one sub-partition's pipe (every
   // sub-partition of every SM busy); a latency the cycles from one instruction to a dependent one.

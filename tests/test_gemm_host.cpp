@@ -259,3 +259,95 @@ TEST_CASE("host GEMM refuses what the device launcher refuses", "[host][gemm]") 
   CHECK_THROWS_WITH(run_gemm_host(a.data() + 1, b.data(), c.data(), {128, 120, 120}, GemmConfig{}),
                     Catch::Contains("16-byte aligned"));
 }
+
+TEST_CASE("fp8e4m3 conversion rounds to nearest even and saturates as the GPU's does", "[host][gemm][fp8]") {
+  CHECK(float(fp8e4m3(1.f)) == 1.f);
+  CHECK(fp8e4m3(1.f).bits == 0x38);
+  CHECK(float(fp8e4m3(448.f)) == 448.f);
+  CHECK(float(fp8e4m3(1e6f)) == 448.f);    // satfinite: no infinity in e4m3
+  CHECK(float(fp8e4m3(-1e6f)) == -448.f);
+  CHECK(float(fp8e4m3(1.0625f)) == 1.f);   // halfway between 1 and 1.125: to the even mantissa
+  CHECK(float(fp8e4m3(1.1875f)) == 1.25f); // halfway between 1.125 and 1.25: to the even one
+  CHECK(float(fp8e4m3(0.001953125f)) == 0.001953125f);  // 2^-9, the smallest subnormal
+  CHECK(float(fp8e4m3(0.0009f)) == 0.f);
+  CHECK(std::isnan(float(fp8e4m3(NAN))));
+  for (int bits = 0; bits < 256; ++bits) {  // every finite pattern converts back to itself
+    fp8e4m3 x;
+    x.bits = static_cast<uint8_t>(bits);
+    if ((bits & 0x7f) == 0x7f) continue;
+    INFO(bits);
+    CHECK(fp8e4m3(float(x)).bits == (bits == 0x80 ? 0x80 : bits));
+  }
+}
+
+TEST_CASE("host GEMM with fp8 inputs: scales, tails, clusters and split-K against a double reference", "[host][gemm][fp8]") {
+  // K = 272 is 3 fp8 slices of 128 (the last 16 deep); 200 x 264 has tails in M and N.
+  const GemmShape shapes[] = {{128, 256, 128}, {200, 264, 272}, {384, 512, 512}};
+  const float scale_a = 0.25f, scale_b = 3.f;
+  unsigned seed = 700;
+  for (const GemmShape& s : shapes) {
+    std::mt19937 rng(seed++);
+    std::uniform_real_distribution<float> u(-4.f, 4.f);
+    vec16<fp8e4m3> a(s.m * s.k), b(s.n * s.k);  // B is N x K
+    for (auto& x : a) x = fp8e4m3(u(rng));
+    for (auto& x : b) x = fp8e4m3(u(rng));
+    // The exact result, and how far fp32 sums of its products may stray from it: K units of
+    // 2^-24 of the sum of the products' magnitudes (the dot product's classic error bound).
+    std::vector<double> ref(s.m * s.n), fp32_slack(s.m * s.n);
+    for (int64_t m = 0; m < s.m; ++m)
+      for (int64_t n = 0; n < s.n; ++n) {
+        double acc = 0, magnitude = 0;
+        for (int64_t k = 0; k < s.k; ++k) {
+          const double p = double(float(a[m * s.k + k])) * float(b[n * s.k + k]);
+          acc += p;
+          magnitude += std::fabs(p);
+        }
+        ref[m * s.n + n] = acc * scale_a * scale_b;
+        fp32_slack[m * s.n + n] = std::ldexp(magnitude * scale_a * scale_b * s.k, -24);
+      }
+    for (int cluster : {1, 2})
+      for (int split : {1, 2})
+        for (int stages : {2, 4}) {
+          GemmConfig cfg;
+          cfg.in = InType::fp8;
+          cfg.b_row_major = false;
+          cfg.scale_a = scale_a;
+          cfg.scale_b = scale_b;
+          cfg.cluster = cluster;
+          cfg.split_k = split;
+          cfg.stages = stages;
+          const int sms = 2;
+          INFO(name(s, cfg, sms));
+          vec16<uint16_t> c(s.m * s.n, 0x7fabu);  // a bf16 NaN rounding never produces
+          run_gemm_host(a.data(), b.data(), c.data(), s, cfg, sms);
+          int64_t unwritten = 0, outside = 0;
+          for (int64_t i = 0; i < s.m * s.n; ++i) {
+            if (c[i] == 0x7fabu) ++unwritten;
+            bf16 h;
+            h.bits = c[i];
+            // Products of e4m3 values are exact in fp32: C is their fp32 sum rounded once to bf16,
+            // within half an ulp (2^-8 relative) of it.
+            if (!(std::fabs(double(float(h)) - ref[i]) <= std::ldexp(std::fabs(ref[i]), -8) + 2 * fp32_slack[i])) ++outside;
+          }
+          CHECK(unwritten == 0);
+          CHECK(outside == 0);
+        }
+  }
+  GemmConfig bad;
+  bad.in = InType::fp8;
+  CHECK(validate({128, 128, 128}, bad).find("fp8 needs B as N x K") != std::string::npos);
+  bad.b_row_major = false;
+  bad.block_n = 128;
+  CHECK(validate({128, 128, 128}, bad).find("128x256 tiles") != std::string::npos);
+  bad.block_n = 256;
+  CHECK(validate({128, 128, 136}, bad).find("multiple of 16") != std::string::npos);
+  CHECK(validate({128, 128, 128}, bad).empty());
+  GemmConfig scaled_bf16;
+  scaled_bf16.scale_a = 2;
+  CHECK(validate({128, 128, 128}, scaled_bf16).find("fp8 inputs only") != std::string::npos);
+  // An fp8 slice is 128 deep, so split-K's ranges of 16 slices are 2048 deep.
+  GemmConfig f8 = bad;
+  f8.split_k = 0;
+  CHECK(gemm_k_splits({1024, 1024, 16384}, f8, 132) == 4);
+  CHECK(gemm_k_splits({1024, 1024, 2048}, f8, 132) == 1);
+}

@@ -147,6 +147,9 @@ Report run(const Options& options) {
       {"wgmma rate m64n128k16", "tensor", [&] { wgmma_rate(ctx, 128); }},
       {"wgmma rate m64n256k16", "tensor", [&] { wgmma_rate(ctx, 256); }},
       {"SM clock under load", "clock", [&] { sm_clock_under_load(ctx); }},
+      // After the clock, so that the bf16 figures above are taken as before these steps existed.
+      {"wgmma latency m64n256k32 fp8", "tensor", [&] { wgmma_latency(ctx, 256, true); }},
+      {"wgmma rate m64n256k32 fp8", "tensor", [&] { wgmma_rate(ctx, 256, true); }},
       // Last, so that the figures above are taken as before these steps existed.
       {"FMA pipe", "pipes", [&] { pipe(ctx, Pipe::fma); }},
       {"ALU pipe", "pipes", [&] { pipe(ctx, Pipe::alu); }},

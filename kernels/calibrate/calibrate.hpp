@@ -42,6 +42,8 @@ inline constexpr auto kMeasuredFields = std::to_array<MeasuredField>({
     {"wgmma_m64n64k16_latency", "cycles", "tensor"},
     {"wgmma_m64n128k16_latency", "cycles", "tensor"},
     {"wgmma_m64n256k16_latency", "cycles", "tensor"},
+    {"wgmma_m64n256k32_fp8_interval", "cycles/instruction", "tensor"},
+    {"wgmma_m64n256k32_fp8_latency", "cycles", "tensor"},
     {"tma_load_latency_l2_hit", "cycles", "memory"},
     {"tma_load_latency_hbm", "cycles", "memory"},
     {"tma_bandwidth_per_sm", "bytes/cycle", "memory"},

@@ -198,8 +198,8 @@ struct Context {
 
 // calibrate_sm.cu: the tensor cores, mbarriers and the SM clock.
 void mbarrier_round_trip(Context& ctx);
-void wgmma_latency(Context& ctx, int n);  // m64nNk16, N = 64, 128 or 256
-void wgmma_rate(Context& ctx, int n);
+void wgmma_latency(Context& ctx, int n, bool fp8 = false);  // m64nNk16 bf16, N = 64, 128 or 256; m64n256k32 e4m3
+void wgmma_rate(Context& ctx, int n, bool fp8 = false);
 void sm_clock_under_load(Context& ctx);
 
 // calibrate_memory.cu: shared memory, TMA, L2 and HBM.

@@ -1,7 +1,10 @@
 #pragma once
-// bf16 GEMM, C = A B, on the pipeline template: one producer warpgroup streams 64-deep slices of
-// A and B by TMA; each of Consumers (1 or 2) consumer warpgroups owns 64 rows of the output tile and
-// multiplies with wgmma; the epilogue stages C through shared memory and stores it by TMA.
+// GEMM, C = A B, on the pipeline template: one producer warpgroup streams slices of A and B (128
+// bytes of K: 64 bf16 or 128 fp8 elements) by TMA; each of Consumers (1 or 2) consumer warpgroups
+// owns 64 rows of the output tile and multiplies with wgmma; the epilogue stages C through shared
+// memory and stores it by TMA.
+// With TI = fp8e4m3 (FP8), B is N x K (wgmma reads fp8 operands K-major only) and the epilogue
+// multiplies the fp32 accumulators by the product of the two per-tensor scales before rounding.
 // With Cluster = 2, two CTAs computing vertically neighbouring tiles (the same columns of B) form
 // a cluster: each loads half of every B slice from L2 and multicasts it into both, so L2 serves
 // each B slice once per cluster instead of once per CTA.
@@ -15,9 +18,11 @@
 
 namespace ts::kernels {
 
-template <int BlockN, int Stages, bool BRowMajor, class TC, int Consumers = 2, int Cluster = 1>
+template <int BlockN, int Stages, bool BRowMajor, class TC, int Consumers = 2, int Cluster = 1, class TI = bf16>
 struct gemm {
-  static constexpr int consumers = Consumers, block_m = 64 * consumers, block_n = BlockN, block_k = 64;
+  static_assert(sizeof(TI) == 2 || !BRowMajor, "gemm: fp8 inputs need B as N x K (wgmma reads fp8 K-major only)");
+  static constexpr bool scaled = sizeof(TI) == 1;  // fp8: per-tensor scales applied in the epilogue
+  static constexpr int consumers = Consumers, block_m = 64 * consumers, block_n = BlockN, block_k = 128 / sizeof(TI);
   static constexpr int cluster_size = Cluster;
   static constexpr int stages = Stages, producer_registers = 40, consumer_registers = 232;
   // C leaves in column chunks that fill 16 KB of staging per consumer. (Two 8 KB buffers, so that
@@ -25,18 +30,19 @@ struct gemm {
   // H100: twice the chunks, syncs and bulk groups per tile.)
   static constexpr int store_cols = 16 * 1024 / (64 * sizeof(TC)) < BlockN ? 16 * 1024 / (64 * sizeof(TC)) : BlockN;
 
-  using a_tile = st<bf16, 64, block_k>;  // one consumer's 64 rows
-  using b_tile = std::conditional_t<BRowMajor, st<bf16, block_k, block_n>, st<bf16, block_n, block_k>>;
-  using b_share = part_tile<bf16, b_tile::rows, b_tile::cols, Cluster>;  // what one CTA of a cluster loads of B
+  using a_tile = st<TI, 64, block_k>;  // one consumer's 64 rows
+  using b_tile = std::conditional_t<BRowMajor, st<TI, block_k, block_n>, st<TI, block_n, block_k>>;
+  using b_share = part_tile<TI, b_tile::rows, b_tile::cols, Cluster>;  // what one CTA of a cluster loads of B
   using c_tile = st<TC, 64, store_cols>;
 
   struct globals {
     tma::map<a_tile> a;
     tma::map<b_share> b;
     tma::map<c_tile> c;
-    int tiles_m, tiles_n, k_iters;  // k_iters: 64-deep slices per K range
+    int tiles_m, tiles_n, k_iters;  // k_iters: block_k-deep slices per K range
     sched::OrderSpec order;
     int k_splits = 1;  // K ranges, each storing its part of every output tile as a slice of c
+    float scale = 1;   // fp8: scale_a x scale_b, multiplied into C (unused for bf16)
   };
   struct input_stage {
     a_tile a[consumers];
@@ -93,6 +99,7 @@ struct gemm {
   static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int consumer) {
     const auto t = tile_index(g, tile);
     const bool leader = warpgroup::warpid() == 0 && elect_one();
+    if constexpr (scaled) mul(s.acc, s.acc, g.scale);
     for (int j = 0; j < block_n / store_cols; ++j) {
       if (leader) tma::store_async_read_wait<0>();  // the previous store has read the staging tile
       warpgroup::sync(consumer);

@@ -10,6 +10,8 @@
 namespace ts::kernels {
 
 enum class OutType { bf16, fp32 };
+// The element type of A and B: bf16, or FP8 E4M3 (fp32 accumulation, per-tensor scales).
+enum class InType { bf16, fp8 };
 
 struct GemmConfig {
   int stages = 4;        // 1..4
@@ -20,6 +22,10 @@ struct GemmConfig {
   sched::OrderSpec order{sched::Order::grouped, 8};
   bool b_row_major = true;  // B stored K x N (row-major) or N x K ("column-major" B)
   OutType out = OutType::bf16;
+  InType in = InType::bf16;
+  // FP8 only: per-tensor dequantization scales, C = scale_a scale_b (A B), applied to the fp32
+  // accumulators before C is rounded (cuBLASLt keeps them in its matmul descriptor too).
+  float scale_a = 1, scale_b = 1;
   // Split-K: K cut into this many ranges (1..64); each block stores its range's part of a tile in
   // fp32 to a workspace, and one more pass sums the ranges into C (in range order: deterministic).
   // For shapes with fewer tiles than SMs and a long K. 0: chosen per shape (gemm_k_splits).
@@ -36,8 +42,11 @@ std::string validate(const GemmShape& shape, const GemmConfig& cfg);
 
 std::string describe(const GemmConfig& cfg);
 
-// The K ranges a launch on `sms` SMs really has: split_k, fewer where ranges of whole 64-deep
-// slices would leave one empty (K = 256 in 3 ranges is 2 ranges of 2 slices). split_k 0 splits
+// The depth of one k-slice: 128 bytes of K, 64 bf16 or 128 fp8 elements.
+inline int gemm_block_k(const GemmConfig& cfg) { return cfg.in == InType::fp8 ? 128 : 64; }
+
+// The K ranges a launch on `sms` SMs really has: split_k, fewer where ranges of whole k-slices
+// would leave one empty (bf16 K = 256 in 3 ranges is 2 ranges of 2 slices). split_k 0 splits
 // only where the output tiles leave half the SMs or more idle: as many ranges as the idle SMs
 // fill, each at least 1024 deep, at most 16 (the H100's sweep, data/measured/h100/gemm-splitk.txt).
 int gemm_k_splits(const GemmShape& shape, const GemmConfig& cfg, int sms);
@@ -59,7 +68,8 @@ struct BlockClock {
   unsigned long long cycles, ns;
 };
 
-// Device pointers: a (M x K, bf16 row-major), b (K x N or N x K bf16), c (M x N, bf16 or fp32).
+// Device pointers: a (M x K row-major), b (K x N or N x K), both bf16 or both fp8 e4m3 (cfg.in;
+// fp8 needs B as N x K), c (M x N, bf16 or fp32).
 // Throws std::runtime_error with the CUDA error on a failed launch; std::invalid_argument when
 // validate() refuses. `stream` is a cudaStream_t. With `block_clocks` (a device array of
 // gemm_grid_blocks() entries) every block records its BlockClock.

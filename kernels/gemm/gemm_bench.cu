@@ -1,6 +1,8 @@
 // Ours against cuBLAS, same process, same random inputs, median of timed runs with events, input
 // sets rotated so that the 50 MB L2 does not flatter either side.
+#include <cublasLt.h>
 #include <cublas_v2.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -32,13 +34,43 @@ void check(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(s));
 }
 
-// Uniform in [-1, 1), from a hash of (seed, index): fresh inputs without a host round trip.
-__global__ void fill_random(bf16* p, long long n, unsigned seed) {
+// Uniform in [-range, range), from a hash of (seed, index), rounded to T: fresh inputs without a
+// host round trip.
+template <class T>
+__global__ void fill_random(T* p, long long n, unsigned seed, float range) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
     unsigned long long x = (unsigned long long)i * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull;
     x ^= x >> 31; x *= 0xBF58476D1CE4E5B9ull; x ^= x >> 29;
-    p[i] = __float2bfloat16_rn(((x >> 40) * (1.0f / 16777216.0f)) * 2.f - 1.f);
+    p[i] = T((((x >> 40) * (1.0f / 16777216.0f)) * 2.f - 1.f) * range);
   }
+}
+
+// FP8 inputs span [-4, 4): e4m3's 3-bit mantissa gives 8 steps a binade, so values from 2^-9 to 4
+// exercise its subnormals and most of its binades (the per-tensor scales bring them back).
+constexpr float kFp8Range = 4.f;
+
+size_t input_bytes(const GemmConfig& cfg) { return cfg.in == InType::fp8 ? 1 : 2; }
+
+void random_inputs(void* p, long long n, unsigned seed, InType in) {
+  if (in == InType::fp8) fill_random<<<1024, 256>>>(static_cast<fp8e4m3*>(p), n, seed, kFp8Range);
+  else fill_random<<<1024, 256>>>(static_cast<bf16*>(p), n, seed, 1.f);
+  check(cudaGetLastError(), "fill_random launch");
+}
+
+// The fp32 reference of an fp8 GEMM: each thread one C element, products of e4m3 values (exact in
+// fp32) summed in fp32, k ascending; C = scale sum. Slow and simple: the check's shapes are small.
+// `magnitude` gets scale times the sum of the products' magnitudes (what accumulation errors scale with).
+__global__ void reference_fp8_gemm(const fp8e4m3* a, const fp8e4m3* b, float* c, float* magnitude, int m, int n, int k, float scale) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y;
+  if (col >= n) return;
+  float acc = 0, mag = 0;
+  for (int i = 0; i < k; ++i) {
+    const float p = float(a[(long long)row * k + i]) * float(b[(long long)col * k + i]);
+    acc += p;
+    mag += fabsf(p);
+  }
+  c[(long long)row * n + col] = acc * scale;
+  magnitude[(long long)row * n + col] = mag * fabsf(scale);
 }
 __global__ void fill_value(float* p, long long n, float v) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) p[i] = v;
@@ -61,6 +93,76 @@ void cublas_gemm(cublasHandle_t h, const void* a, const void* b, void* c, const 
                      (int)s.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
         "cublasGemmEx");
 }
+
+// cuBLASLt's FP8 GEMM on our layout: C (M x N row-major) = scale_a scale_b A (M x K row-major) B^T
+// (B N x K row-major). In cuBLAS's column-major view that is C^T = B A^T with B transposed: the
+// "TN" form cuBLASLt's FP8 kernels need. Fast accumulation on, as our kernel accumulates: wgmma's
+// own fp32 accumulators, no periodic promotion. Descriptors and the algorithm are chosen once per
+// shape, outside the timed calls.
+class LtFp8Gemm {
+ public:
+  LtFp8Gemm(const GemmShape& s, float scale_a, float scale_b, cudaDataType_t c_type)
+      : workspace_(kWorkspace), scale_lt_a_(sizeof(float)), scale_lt_b_(sizeof(float)) {
+    check(cublasLtCreate(&h_), "cublasLtCreate");
+    // cuBLASLt's A is our B; each scale in an allocation of its own (aligned as cudaMalloc aligns).
+    check(cudaMemcpy(scale_lt_a_.p, &scale_b, sizeof(float), cudaMemcpyHostToDevice), "scale B");
+    check(cudaMemcpy(scale_lt_b_.p, &scale_a, sizeof(float), cudaMemcpyHostToDevice), "scale A");
+    check(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate");
+    const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+    const int8_t fast = 1;
+    const void* scale_lt_a = scale_lt_a_.p;
+    const void* scale_lt_b = scale_lt_b_.p;
+    set(CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t);
+    set(CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n);
+    set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast, sizeof fast);
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &scale_lt_a, sizeof scale_lt_a);
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &scale_lt_b, sizeof scale_lt_b);
+    check(cublasLtMatrixLayoutCreate(&a_, CUDA_R_8F_E4M3, s.k, s.n, s.k), "layout A");
+    check(cublasLtMatrixLayoutCreate(&b_, CUDA_R_8F_E4M3, s.k, s.m, s.k), "layout B");
+    check(cublasLtMatrixLayoutCreate(&c_, c_type, s.n, s.m, s.n), "layout C");
+    cublasLtMatmulPreference_t pref;
+    check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate");
+    const size_t ws = kWorkspace;
+    check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws), "preference");
+    check(cublasLtMatmulAlgoGetHeuristic(h_, op_, a_, b_, c_, c_, pref, kAlgos, algos_, &found_), "cublasLtMatmulAlgoGetHeuristic");
+    cublasLtMatmulPreferenceDestroy(pref);
+    if (found_ == 0) throw std::runtime_error("cuBLASLt has no FP8 algorithm for this shape");
+  }
+  ~LtFp8Gemm() {
+    cublasLtMatrixLayoutDestroy(a_);
+    cublasLtMatrixLayoutDestroy(b_);
+    cublasLtMatrixLayoutDestroy(c_);
+    cublasLtMatmulDescDestroy(op_);
+    cublasLtDestroy(h_);
+  }
+  LtFp8Gemm(const LtFp8Gemm&) = delete;
+  LtFp8Gemm& operator=(const LtFp8Gemm&) = delete;
+  // The heuristic's first algorithm that runs (the first call tries them in its order, the same
+  // order cuBLASLt's own choice follows); later calls use that one.
+  void run(const void* a, const void* b, void* c) {
+    const float one = 1.f, zero = 0.f;
+    cublasStatus_t status = CUBLAS_STATUS_NOT_SUPPORTED;
+    for (; chosen_ < found_; ++chosen_) {
+      status = cublasLtMatmul(h_, op_, &one, b, a_, a, b_, &zero, c, c_, c, c_, &algos_[chosen_].algo, workspace_.p, kWorkspace, nullptr);
+      if (status != CUBLAS_STATUS_NOT_SUPPORTED) break;
+      std::fprintf(stderr, "cuBLASLt FP8: heuristic algorithm %d not supported at run time, trying the next\n", chosen_);
+    }
+    check(status, "cublasLtMatmul (FP8)");
+  }
+
+ private:
+  static constexpr size_t kWorkspace = 32u << 20;
+  void set(cublasLtMatmulDescAttributes_t attr, const void* v, size_t size) {
+    check(cublasLtMatmulDescSetAttribute(op_, attr, v, size), "cublasLtMatmulDescSetAttribute");
+  }
+  cublasLtHandle_t h_{};
+  cublasLtMatmulDesc_t op_{};
+  cublasLtMatrixLayout_t a_{}, b_{}, c_{};
+  static constexpr int kAlgos = 8;
+  cublasLtMatmulHeuristicResult_t algos_[kAlgos]{};
+  int found_ = 0, chosen_ = 0;
+  DeviceBuffer workspace_, scale_lt_a_, scale_lt_b_;
+};
 
 // The SM clock while our kernel runs in the power state the timed runs left: one more launch,
 // each block timing itself (cycles over global-timer nanoseconds); the median over blocks.
@@ -108,16 +210,20 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
     const auto& s = r.shape;
     r.cfg = with_k_splits(s, r.cfg, prop.multiProcessorCount);  // the table and the file name the ranges used
     // Enough input sets that one pass over them is well past the L2.
-    const double set_bytes = 2.0 * (s.m * s.k + s.k * s.n);
+    const size_t elem = input_bytes(r.cfg);
+    const double set_bytes = double(elem) * (s.m * s.k + s.k * s.n);
     const int sets = std::clamp(int(std::ceil(200e6 / set_bytes)), 1, 8);
     std::vector<std::unique_ptr<DeviceBuffer>> as, bs;
     for (int i = 0; i < sets; ++i) {
-      as.push_back(std::make_unique<DeviceBuffer>(s.m * s.k * 2));
-      bs.push_back(std::make_unique<DeviceBuffer>(s.k * s.n * 2));
-      random_bf16(as.back()->p, s.m * s.k, 1000 + 2 * i);
-      random_bf16(bs.back()->p, s.k * s.n, 1001 + 2 * i);
+      as.push_back(std::make_unique<DeviceBuffer>(s.m * s.k * elem));
+      bs.push_back(std::make_unique<DeviceBuffer>(s.k * s.n * elem));
+      random_inputs(as.back()->p, s.m * s.k, 1000 + 2 * i, r.cfg.in);
+      random_inputs(bs.back()->p, s.k * s.n, 1001 + 2 * i, r.cfg.in);
     }
     DeviceBuffer c(s.m * s.n * 4);
+    const cudaDataType_t c_type = r.cfg.out == OutType::bf16 ? CUDA_R_16BF : CUDA_R_32F;
+    std::unique_ptr<LtFp8Gemm> lt;
+    if (r.cfg.in == InType::fp8) lt = std::make_unique<LtFp8Gemm>(s, r.cfg.scale_a, r.cfg.scale_b, c_type);
     check(cudaDeviceSynchronize(), "input fill");
     // Idle a moment first, so that the power state one row leaves (a hot 16384^3 sweep) does not
     // slow down the next (a skinny row of 20 us launches).
@@ -127,7 +233,8 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
     const Timed t = median_ms_interleaved(
         [&](int i) { launch_gemm(as[i]->p, bs[i]->p, c.p, s, r.cfg, nullptr); },
         [&](int i) {
-          cublas_gemm(h, as[i]->p, bs[i]->p, c.p, s, r.cfg.b_row_major, r.cfg.out == OutType::bf16 ? CUDA_R_16BF : CUDA_R_32F);
+          if (lt) lt->run(as[i]->p, bs[i]->p, c.p);
+          else cublas_gemm(h, as[i]->p, bs[i]->p, c.p, s, r.cfg.b_row_major, c_type);
         },
         sets, reps);
     r.ms = t.ours_ms, r.cublas_ms = t.theirs_ms;
@@ -149,14 +256,14 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
     out << "{\n  \"kernel\": \"gemm\",\n  \"device\": \"" << json_escape(prop.name) << "\",\n  \"date\": \"" << date
         << "\",\n  \"sm_count\": " << prop.multiProcessorCount << ",\n  \"sm_clock_max_mhz\": " << sm_clock_khz / 1000
         << ",\n  \"mem_clock_max_mhz\": " << mem_clock_khz / 1000
-        << ",\n  \"reference\": \"cuBLAS cublasGemmEx bf16 in, fp32 compute, same process, same inputs\",\n"
+        << ",\n  \"reference\": \"cuBLAS cublasGemmEx bf16 in, fp32 compute, same process, same inputs; fp8 rows (in: fp8): cuBLASLt cublasLtMatmul e4m3 in (TN), fp32 compute, fast accumulation, per-tensor scales by pointer\",\n"
         << "  \"method\": \"median of timed runs (CUDA events) after 3 warm-ups, input sets rotated past the L2, 0.3 s of GEMMs before the first row, 0.5 s idle before each row; sm_clock_mhz: one more launch of ours right after the timed runs, each block timing itself (clock64 cycles over global-timer ns), median over blocks\",\n"
         << "  \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
       out << "    {\"group\": \"" << r.group << "\", \"m\": " << r.shape.m << ", \"n\": " << r.shape.n << ", \"k\": "
           << r.shape.k << ", \"stages\": " << r.cfg.stages << ", \"block_m\": " << 64 * r.cfg.consumers << ", \"block_n\": " << r.cfg.block_n
-          << ", \"block_k\": 64, \"consumers\": " << r.cfg.consumers << ", \"cluster\": " << r.cfg.cluster << ", \"split_k\": " << r.cfg.split_k << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
+          << ", \"block_k\": " << gemm_block_k(r.cfg) << ", \"in\": \"" << (r.cfg.in == InType::fp8 ? "fp8" : "bf16") << "\", \"consumers\": " << r.cfg.consumers << ", \"cluster\": " << r.cfg.cluster << ", \"split_k\": " << r.cfg.split_k << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
           << ", \"order\": \"" << sched::order_name(r.cfg.order.order) << "\", \"group_size\": " << r.cfg.order.group
           << ", \"b_row_major\": " << (r.cfg.b_row_major ? "true" : "false") << ", \"out\": \""
           << (r.cfg.out == OutType::bf16 ? "bf16" : "fp32") << "\", \"median_ms\": " << r.ms << ", \"tflops\": " << r.tflops
@@ -179,57 +286,92 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
 
 }  // namespace
 
-void random_bf16(void* p, long long n, unsigned seed) {
-  fill_random<<<1024, 256>>>(static_cast<bf16*>(p), n, seed);
-  check(cudaGetLastError(), "fill_random launch");
-}
+void random_bf16(void* p, long long n, unsigned seed) { random_inputs(p, n, seed, InType::bf16); }
+void random_gemm_input(void* p, long long n, unsigned seed, InType in) { random_inputs(p, n, seed, in); }
 
 double gemm_sm_clock_mhz(const GemmShape& s, const GemmConfig& cfg) {
-  DeviceBuffer a(s.m * s.k * 2), b(s.k * s.n * 2), c(s.m * s.n * 4);
-  random_bf16(a.p, s.m * s.k, 3);
-  random_bf16(b.p, s.k * s.n, 4);
+  const size_t elem = input_bytes(cfg);
+  DeviceBuffer a(s.m * s.k * elem), b(s.k * s.n * elem), c(s.m * s.n * 4);
+  random_inputs(a.p, s.m * s.k, 3, cfg.in);
+  random_inputs(b.p, s.k * s.n, 4, cfg.in);
   return clock_during(a.p, b.p, c.p, s, cfg);
 }
 
+namespace {
+std::vector<float> bf16_to_float(const void* device, size_t count) {
+  std::vector<uint16_t> bits(count);
+  check(cudaMemcpy(bits.data(), device, count * 2, cudaMemcpyDeviceToHost), "copy back");
+  std::vector<float> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    const uint32_t f = uint32_t{bits[i]} << 16;
+    std::memcpy(&out[i], &f, 4);
+  }
+  return out;
+}
+// Rounding to nearest is within half a bf16 ulp of an fp32 sum; near a rounding boundary two fp32
+// sums (other orders of the same products) may round to neighbours: one ulp, 2^-7 relative at
+// most, plus an absolute term for sums near zero.
+bool beyond_one_ulp(double d, float ref) { return std::fabs(d) > std::ldexp(std::fabs(ref), -7) + 1e-3; }
+}  // namespace
+
 GemmCheck check_gemm_against_cublas(const GemmShape& s, GemmConfig cfg, unsigned seed, OutType out) {
   cfg.out = out;
-  DeviceBuffer a(s.m * s.k * 2), b(s.k * s.n * 2), c(s.m * s.n * 4), ref(s.m * s.n * 4);
-  random_bf16(a.p, s.m * s.k, seed);
-  random_bf16(b.p, s.k * s.n, seed + 7919);
-  if (out == OutType::fp32) fill_value<<<1024, 256>>>(static_cast<float*>(c.p), s.m * s.n, NAN);  // poison
-  else check(cudaMemset(c.p, 0xff, s.m * s.n * 2), "poison");  // 0xffff: a bf16 NaN that rounding never produces
+  const bool fp8 = cfg.in == InType::fp8;
+  if (fp8 && out != OutType::bf16) throw std::invalid_argument("check_gemm_against_cublas: fp8 is checked with a bf16 C");
+  const size_t elem = input_bytes(cfg), count = s.m * s.n;
+  DeviceBuffer a(s.m * s.k * elem), b(s.k * s.n * elem), c(count * 4), ref(count * 4), magnitude(fp8 ? count * 4 : 1);
+  random_inputs(a.p, s.m * s.k, seed, cfg.in);
+  random_inputs(b.p, s.k * s.n, seed + 7919, cfg.in);
+  if (out == OutType::fp32) fill_value<<<1024, 256>>>(static_cast<float*>(c.p), count, NAN);  // poison
+  else check(cudaMemset(c.p, 0xff, count * 2), "poison");  // 0xffff: a bf16 NaN that rounding never produces
   check(cudaGetLastError(), "poison launch");
-  cublasHandle_t h;
-  check(cublasCreate(&h), "cublasCreate");
-  cublas_gemm(h, a.p, b.p, ref.p, s, cfg.b_row_major, CUDA_R_32F);
+  if (fp8) {
+    reference_fp8_gemm<<<dim3(unsigned((s.n + 127) / 128), unsigned(s.m)), 128>>>(
+        static_cast<const fp8e4m3*>(a.p), static_cast<const fp8e4m3*>(b.p), static_cast<float*>(ref.p),
+        static_cast<float*>(magnitude.p), int(s.m), int(s.n), int(s.k), cfg.scale_a * cfg.scale_b);
+    check(cudaGetLastError(), "reference_fp8_gemm launch");
+  } else {
+    cublasHandle_t h;
+    check(cublasCreate(&h), "cublasCreate");
+    cublas_gemm(h, a.p, b.p, ref.p, s, cfg.b_row_major, CUDA_R_32F);
+    check(cudaDeviceSynchronize(), "cuBLAS");
+    cublasDestroy(h);
+  }
   launch_gemm(a.p, b.p, c.p, s, cfg, nullptr);
   check(cudaDeviceSynchronize(), "gemm");
-  cublasDestroy(h);
-  std::vector<float> ours(s.m * s.n), theirs(s.m * s.n);
-  if (out == OutType::fp32) {
-    check(cudaMemcpy(ours.data(), c.p, ours.size() * 4, cudaMemcpyDeviceToHost), "copy back");
-  } else {
-    std::vector<uint16_t> bits(s.m * s.n);
-    check(cudaMemcpy(bits.data(), c.p, bits.size() * 2, cudaMemcpyDeviceToHost), "copy back");
-    for (size_t i = 0; i < bits.size(); ++i) {
-      const uint32_t f = uint32_t{bits[i]} << 16;
-      std::memcpy(&ours[i], &f, 4);
+  std::vector<float> ours(count), theirs(count), mag;
+  if (out == OutType::fp32) check(cudaMemcpy(ours.data(), c.p, count * 4, cudaMemcpyDeviceToHost), "copy back");
+  else ours = bf16_to_float(c.p, count);
+  check(cudaMemcpy(theirs.data(), ref.p, count * 4, cudaMemcpyDeviceToHost), "copy back");
+  GemmCheck r{};
+  // How far beyond bf16's rounding a C strays, over the sum of its products' magnitudes.
+  const auto accumulation_error = [&](double d, size_t i) {
+    return std::max(0.0, std::fabs(d) - std::ldexp(std::fabs(theirs[i]), -8)) / std::max(double(mag[i]), 1e-30);
+  };
+  if (fp8) {
+    mag.resize(count);
+    check(cudaMemcpy(mag.data(), magnitude.p, count * 4, cudaMemcpyDeviceToHost), "copy back");
+    LtFp8Gemm lt(s, cfg.scale_a, cfg.scale_b, CUDA_R_16BF);
+    lt.run(a.p, b.p, c.p);  // our C is copied out: its buffer takes cuBLASLt's
+    check(cudaDeviceSynchronize(), "cuBLASLt");
+    const std::vector<float> lt_c = bf16_to_float(c.p, count);
+    for (size_t i = 0; i < count; ++i) {
+      const double d = double(lt_c[i]) - theirs[i];
+      if (beyond_one_ulp(d, theirs[i])) ++r.cublaslt_outside_rounding;
+      r.cublaslt_accumulation_error = std::max(r.cublaslt_accumulation_error, accumulation_error(d, i));
     }
   }
-  check(cudaMemcpy(theirs.data(), ref.p, theirs.size() * 4, cudaMemcpyDeviceToHost), "copy back");
   double num = 0, den = 0;
-  long long unwritten = 0, outside = 0;
-  for (size_t i = 0; i < ours.size(); ++i) {
-    if (std::isnan(ours[i])) { ++unwritten; continue; }
+  for (size_t i = 0; i < count; ++i) {
+    if (std::isnan(ours[i])) { ++r.unwritten; continue; }
     const double d = double(ours[i]) - theirs[i];
     num += d * d;
     den += double(theirs[i]) * theirs[i];
-    // Rounding to nearest is within half a bf16 ulp of our fp32 sum; near a rounding boundary the
-    // two fp32 sums (other orders of the same products) may round to neighbours: one ulp, 2^-7
-    // relative at most, plus an absolute term for sums near zero.
-    if (out == OutType::bf16 && std::fabs(d) > std::ldexp(std::fabs(theirs[i]), -7) + 1e-3) ++outside;
+    if (out == OutType::bf16 && beyond_one_ulp(d, theirs[i])) ++r.outside_rounding;
+    if (fp8) r.accumulation_error = std::max(r.accumulation_error, accumulation_error(d, i));
   }
-  return {std::sqrt(num / std::max(den, 1e-30)), unwritten, outside};
+  r.rel_frobenius_error = std::sqrt(num / std::max(den, 1e-30));
+  return r;
 }
 
 int run_gemm_bench(bool quick, const std::string& json_path, const std::string& only_group) {
@@ -278,6 +420,18 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     for (int s : {1, 2}) add("splitk", 4096, 4096, 1024, split(s));
     for (int s : {1, 4, 8}) add("splitk", 512, 1024, 32768, split(s));
   }
+  if (only_group == "fp8") {
+    // FP8 e4m3 inputs, bf16 C, per-tensor scales (`--only fp8`), against cuBLASLt's FP8 GEMM.
+    GemmConfig f8 = best;
+    f8.in = InType::fp8;
+    f8.b_row_major = false;
+    f8.scale_a = 0.5f;
+    f8.scale_b = 0.25f;
+    for (int64_t s : {2048, 4096, 8192, 16384}) add("fp8", s, s, s, f8);
+    for (int64_t k : {256, 1024}) add("fp8", 4096, 4096, k, f8);
+    GemmConfig f8c = f8; f8c.cluster = 2; f8c.order.group = 4;
+    for (int64_t s : {4096, 8192}) add("fp8", s, s, s, f8c);
+  }
   if (only_group == "holdout") {
     // Configurations the simulator was never compared with while it was built: shapes, stage
     // counts and orders off the sweep above, to test it where nothing was tuned (`--only holdout`).
@@ -294,7 +448,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     add("holdout", 4096, 4096, 8192, with([](GemmConfig& c) { c.stages = 2; c.b_row_major = false; }));
   }
   if (rows.empty())
-    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile, cluster, splitk or holdout)");
+    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile, cluster, splitk, fp8 or holdout)");
   return bench_rows(rows, json_path);
 }
 

@@ -11,13 +11,23 @@ struct GemmCheck {
   double rel_frobenius_error;  // ||ours - cuBLAS|| / ||cuBLAS||, fresh random inputs
   long long unwritten;         // output elements still holding the poison after our kernel
   long long outside_rounding = 0;  // bf16 C only: elements further than one bf16 ulp from cuBLAS's fp32 sum
+  // fp8 only. The tensor core sums fp8 products in fewer bits than fp32, so where the products
+  // cancel, C may stray beyond one bf16 ulp of the exact sum. Measured as the largest error beyond
+  // bf16's rounding over the sum of the products' magnitudes, for ours and for cuBLASLt's FP8 GEMM
+  // on the same inputs, with cuBLASLt's count of elements beyond one ulp beside ours.
+  double accumulation_error = 0, cublaslt_accumulation_error = 0;
+  long long cublaslt_outside_rounding = 0;
 };
 
 // Fills n bf16 at device pointer p with values uniform in [-1, 1), a hash of (seed, index), on the GPU.
 void random_bf16(void* p, long long n, unsigned seed);
+// The same for a GEMM input of either type: fp8 e4m3 values uniform in [-4, 4) before rounding.
+void random_gemm_input(void* p, long long n, unsigned seed, InType in);
 
 // Runs ours and cuBLAS on the same fresh random inputs (seed); cuBLAS writes fp32, ours fp32 too
 // unless `out` asks for the bf16 C (whose check is then rounding to nearest of cuBLAS's sums).
+// fp8 inputs (cfg.in): the reference is a plain fp32 kernel of ours (exact products, fp32 sums,
+// scaled), more precise than any tensor core's fp8 accumulation, cuBLASLt's included.
 GemmCheck check_gemm_against_cublas(const GemmShape& shape, GemmConfig cfg, unsigned seed, OutType out = OutType::fp32);
 
 // One launch on random inputs with every block timing itself: the median SM clock over blocks (MHz).

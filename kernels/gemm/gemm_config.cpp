@@ -1,5 +1,6 @@
 // GEMM configuration checks and names: plain C++, shared by the device launcher and the host runner.
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "kernels/gemm/gemm_api.hpp"
@@ -16,6 +17,15 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
   if (cfg.cluster == 2 && (cfg.consumers != 2 || cfg.stages < 2))
     return "a cluster of 2 needs 2 consumers and 2..4 stages";
   if (cfg.split_k < 0 || cfg.split_k > 64) return "split_k must be 1..64 (or 0: chosen per shape), got " + std::to_string(cfg.split_k);
+  if (cfg.in == InType::fp8) {
+    if (cfg.b_row_major) return "fp8 needs B as N x K (column-major B): wgmma reads fp8 operands K-major only";
+    if (cfg.block_n != 256 || cfg.consumers != 2 || cfg.stages < 2)
+      return "fp8 runs with 128x256 tiles (block_n 256, 2 consumers) and 2..4 stages";
+    if (s.k % 16 != 0) return "fp8 K must be a multiple of 16 (TMA rows are 16-byte multiples), got " + std::to_string(s.k);
+    if (!std::isfinite(cfg.scale_a) || !std::isfinite(cfg.scale_b)) return "fp8 scales must be finite";
+  } else if (cfg.scale_a != 1 || cfg.scale_b != 1) {
+    return "scales apply to fp8 inputs only";
+  }
   if (s.k % 8 != 0) return "K must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.k);
   if (s.n % 8 != 0) return "N must be a multiple of 8 (TMA rows are 16-byte multiples), got " + std::to_string(s.n);
   if (cfg.order.order == sched::Order::grouped && cfg.order.group <= 0) return "group size must be positive";
@@ -23,9 +33,10 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
 }
 
 int gemm_k_splits(const GemmShape& s, const GemmConfig& cfg, int sms) {
-  const int64_t block_m = 64 * cfg.consumers, slices = (s.k + 63) / 64;
+  const int64_t block_m = 64 * cfg.consumers, block_k = gemm_block_k(cfg), slices = (s.k + block_k - 1) / block_k;
   const int64_t tiles = (s.m + block_m - 1) / block_m * ((s.n + cfg.block_n - 1) / cfg.block_n);
   int64_t split = cfg.split_k;
+  // Ranges at least 1024 (bf16) or 2048 (fp8) deep: 16 slices, the same bytes of A and B.
   if (split == 0) split = 2 * tiles > sms ? 1 : std::clamp<int64_t>(std::min(sms / tiles, slices / 16), 1, 16);
   const int64_t per_range = (slices + split - 1) / split;
   return static_cast<int>((slices + per_range - 1) / per_range);
@@ -47,7 +58,7 @@ int gemm_grid_blocks(const GemmShape& s, const GemmConfig& cfg, int sms) {
 std::string describe(const GemmConfig& cfg) {
   std::string order = sched::order_name(cfg.order.order);
   if (cfg.order.order == sched::Order::grouped) order += ":" + std::to_string(cfg.order.group);
-  return "tile " + std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + "x64 stages " + std::to_string(cfg.stages) + " order " + order +
+  return std::string(cfg.in == InType::fp8 ? "fp8 " : "") + "tile " + std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + "x" + std::to_string(gemm_block_k(cfg)) + " stages " + std::to_string(cfg.stages) + " order " + order +
          (cfg.persistent ? " persistent" : " non-persistent") +
          (cfg.cluster > 1 ? " cluster " + std::to_string(cfg.cluster) : std::string()) +
          (cfg.split_k > 1 ? " split-k " + std::to_string(cfg.split_k) : std::string()) + (cfg.b_row_major ? " B row-major" : " B col-major") +

@@ -6,6 +6,7 @@
 // Everything here has internal linkage (static): the host and device builds of one instance, e.g.
 // gemm<256, 4, true, float>, share a mangled name but not a definition (tma::map differs), and a
 // program may link both.
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/gemm/gemm.cuh"
@@ -19,18 +20,20 @@ namespace ts::kernels {
 template <class K>
 static typename K::globals make_globals(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg) {
   using TC = typename K::c_tile::dtype;
+  using TI = typename K::a_tile::dtype;
   const int splits = cfg.split_k;  // resolved by with_k_splits
   if (splits < 1) throw std::logic_error("make_globals: split_k not resolved (with_k_splits)");
-  auto* pa = const_cast<bf16*>(static_cast<const bf16*>(a));
-  auto* pb = const_cast<bf16*>(static_cast<const bf16*>(b));
-  const auto ga = gl<bf16>::make(pa, 1, 1, s.m, s.k);
-  const auto gb = cfg.b_row_major ? gl<bf16>::make(pb, 1, 1, s.k, s.n) : gl<bf16>::make(pb, 1, 1, s.n, s.k);
+  auto* pa = const_cast<TI*>(static_cast<const TI*>(a));
+  auto* pb = const_cast<TI*>(static_cast<const TI*>(b));
+  const auto ga = gl<TI>::make(pa, 1, 1, s.m, s.k);
+  const auto gb = cfg.b_row_major ? gl<TI>::make(pb, 1, 1, s.k, s.n) : gl<TI>::make(pb, 1, 1, s.n, s.k);
   const auto gc = gl<TC>::make(static_cast<TC*>(c), 1, splits, s.m, s.n);
   return typename K::globals{tma::make_map<typename K::a_tile>(ga), tma::make_map<typename K::b_share>(gb),
                              tma::make_map<typename K::c_tile>(gc),
                              static_cast<int>((s.m + K::block_m - 1) / K::block_m),
                              static_cast<int>((s.n + K::block_n - 1) / K::block_n),
-                             static_cast<int>((s.k + K::block_k * splits - 1) / (K::block_k * splits)), cfg.order, splits};
+                             static_cast<int>((s.k + K::block_k * splits - 1) / (K::block_k * splits)), cfg.order, splits,
+                             cfg.scale_a * cfg.scale_b};
 }
 
 // Split-K's second pass (gemm_sum.cuh) over the `parts` the first pass wrote, into C: calls
@@ -81,15 +84,31 @@ static void block_n(const GemmConfig& cfg, F& f) {
   if (cfg.block_n == 128) consumers<128, BRow, TC>(cfg, f);
   else consumers<256, BRow, TC>(cfg, f);
 }
+// FP8: 128x256 tiles, B N x K, 2..4 stages, clusters of 1 or 2 (validate() says so).
+template <class TC, class F>
+static void fp8(const GemmConfig& cfg, F& f) {
+  const int st = std::clamp(cfg.stages, 2, 4);
+  if (cfg.cluster == 2) {
+    if (st == 2) return f.template operator()<gemm<256, 2, false, TC, 2, 2, fp8e4m3>>();
+    if (st == 3) return f.template operator()<gemm<256, 3, false, TC, 2, 2, fp8e4m3>>();
+    return f.template operator()<gemm<256, 4, false, TC, 2, 2, fp8e4m3>>();
+  }
+  if (st == 2) return f.template operator()<gemm<256, 2, false, TC, 2, 1, fp8e4m3>>();
+  if (st == 3) return f.template operator()<gemm<256, 3, false, TC, 2, 1, fp8e4m3>>();
+  return f.template operator()<gemm<256, 4, false, TC, 2, 1, fp8e4m3>>();
+}
 }  // namespace dispatch
 
-// Calls f.template operator()<K>() with K = gemm<block_n, stages, b_row_major, C type> of a
+// Calls f.template operator()<K>() with K = gemm<block_n, stages, b_row_major, C type, ...> of a
 // validated cfg, e.g. with_gemm(cfg, [&]<class K>() { launch<K>(...); }). Split-K stages fp32
 // whatever C is: its K ranges' tiles are summed in fp32 afterwards.
 template <class F>
 static void with_gemm(const GemmConfig& cfg, F&& f) {
   const bool bf16_staging = cfg.out == OutType::bf16 && cfg.split_k == 1;
-  if (cfg.b_row_major) {
+  if (cfg.in == InType::fp8) {
+    if (bf16_staging) dispatch::fp8<bf16>(cfg, f);
+    else dispatch::fp8<float>(cfg, f);
+  } else if (cfg.b_row_major) {
     if (bf16_staging) dispatch::block_n<true, bf16>(cfg, f);
     else dispatch::block_n<true, float>(cfg, f);
   } else {

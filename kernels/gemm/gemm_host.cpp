@@ -11,7 +11,7 @@
 
 namespace ts::kernels {
 
-void run_gemm_host(const bf16* a, const bf16* b, void* c, const GemmShape& s, const GemmConfig& asked, int sms) {
+void run_gemm_host(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& asked, int sms) {
   if (const std::string why = validate(s, asked); !why.empty()) throw std::invalid_argument(why);
   if (sms <= 0) throw std::invalid_argument("run_gemm_host: sms must be positive");
   // Split-K as launch_gemm_device does it: each K range's tiles into its own fp32 slice of a

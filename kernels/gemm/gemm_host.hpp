@@ -6,10 +6,10 @@
 
 namespace ts::kernels {
 
-// Host pointers: a (M x K bf16 row-major), b (K x N, or N x K when !cfg.b_row_major, bf16), c (M x N,
-// bf16 or fp32 by cfg.out). `sms` stands in for the GPU's SM count (132 on an H100 SXM): a
+// Host pointers: a (M x K row-major), b (K x N, or N x K when !cfg.b_row_major), both bf16 or both
+// fp8e4m3 by cfg.in, c (M x N, bf16 or fp32 by cfg.out). `sms` stands in for the GPU's SM count (132 on an H100 SXM): a
 // persistent grid has min(tiles, sms) blocks. Throws std::invalid_argument when validate() refuses,
 // std::runtime_error on a deadlock or a map the GPU would refuse.
-void run_gemm_host(const bf16* a, const bf16* b, void* c, const GemmShape& shape, const GemmConfig& cfg, int sms = 132);
+void run_gemm_host(const void* a, const void* b, void* c, const GemmShape& shape, const GemmConfig& cfg, int sms = 132);
 
 }  // namespace ts::kernels

@@ -13,9 +13,10 @@ namespace ts::kernels {
 
 std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape& s, const GemmConfig& cfg, int sms) {
   if (const std::string why = validate(s, cfg); !why.empty()) throw std::invalid_argument(why);
-  if (s.m % (64 * cfg.consumers) != 0 || s.n % cfg.block_n != 0 || s.k % 64 != 0)
+  const int block_k = gemm_block_k(cfg);
+  if (s.m % (64 * cfg.consumers) != 0 || s.n % cfg.block_n != 0 || s.k % block_k != 0)
     throw std::invalid_argument("the simulator times whole tiles: M must be a multiple of " + std::to_string(64 * cfg.consumers) + ", N of " +
-                                std::to_string(cfg.block_n) + " and K of 64; got " + std::to_string(s.m) + "x" +
+                                std::to_string(cfg.block_n) + " and K of " + std::to_string(block_k) + "; got " + std::to_string(s.m) + "x" +
                                 std::to_string(s.n) + "x" + std::to_string(s.k));
   if (sms <= 0) throw std::invalid_argument("gemm_grid_trace: sms must be positive");
   std::unique_ptr<sim::GridTrace> grid;

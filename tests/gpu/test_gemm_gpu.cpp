@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <string>
 
 #include "kernels/gemm/gemm_bench.hpp"
 #include "tests/gpu/gpu_available.hpp"
@@ -95,6 +96,39 @@ TEST_CASE("GEMM with split-K matches cuBLAS, fp32 and bf16 C", "[gpu]") {
   }
 }
 
+TEST_CASE("FP8 GEMM matches an fp32 reference: scales, tails, clusters, split-K, every output written", "[gpu][fp8]") {
+  if (!have_gpu()) return;
+  // e4m3 inputs in [-4, 4) (subnormals included), per-tensor scales, bf16 C; tails in M and N, K
+  // ending mid-slice, one block per tile and persistent loops, clusters and split-K ranges.
+  const GemmShape shapes[] = {{256, 256, 128},  {200, 264, 144},   {384, 640, 400},    {129, 136, 80},    {1000, 1000, 1008},
+                              {1024, 768, 512}, {2048, 2048, 2048}, {4096, 4096, 320}, {1024, 1024, 16384}, {640, 8192, 1024}};
+  unsigned seed = 8008;
+  int i = 0;
+  for (const auto& s : shapes) {
+    GemmConfig cfg;
+    cfg.in = InType::fp8;
+    cfg.b_row_major = false;
+    cfg.scale_a = i % 2 == 0 ? 0.5f : 3.f;
+    cfg.scale_b = 0.25f;
+    cfg.stages = 2 + i % 3;
+    cfg.cluster = i % 4 == 1 ? 2 : 1;
+    cfg.persistent = i != 6;
+    cfg.split_k = i == 8 ? 0 : (i == 4 ? 3 : 1);  // 0: chosen per shape (4 ranges for 32 tiles)
+    ++i;
+    INFO(s.m << "x" << s.n << "x" << s.k << " " << describe(cfg));
+    const auto r = check_gemm_against_cublas(s, cfg, seed++, OutType::bf16);
+    std::printf("fp8 %lldx%lldx%lld %s: rel %.3g; beyond one bf16 ulp: ours %lld, cuBLASLt %lld; accumulation error: ours %.3g, cuBLASLt %.3g\n",
+                (long long)s.m, (long long)s.n, (long long)s.k, describe(cfg).c_str(), r.rel_frobenius_error, r.outside_rounding,
+                r.cublaslt_outside_rounding, r.accumulation_error, r.cublaslt_accumulation_error);
+    CHECK(r.unwritten == 0);
+    // bf16 rounding of C alone is up to 2^-9 relative (about 1.5e-3 in the Frobenius norm).
+    CHECK(r.rel_frobenius_error < 3e-3);
+    // The tensor core's fp8 sums are not fp32's: no worse than cuBLASLt's FP8 GEMM on the same inputs.
+    CHECK(r.accumulation_error <= 1.25 * r.cublaslt_accumulation_error + 1e-6);
+    CHECK(r.outside_rounding <= r.cublaslt_outside_rounding * 5 / 4 + 16);
+  }
+}
+
 TEST_CASE("GEMM blocks time themselves when asked: a plausible SM clock", "[gpu]") {
   if (!have_gpu()) return;
   const double mhz = gemm_sm_clock_mhz({2048, 2048, 1024}, GemmConfig{});
@@ -128,4 +162,13 @@ TEST_CASE("GEMM small case for compute-sanitizer", "[gpu][small]") {
   const auto rs = check_gemm_against_cublas({200, 264, 1000}, cfg, 9, OutType::bf16);
   CHECK(rs.unwritten == 0);
   CHECK(rs.outside_rounding == 0);
+  GemmConfig f8;  // fp8: K-major B, the scaled epilogue; in a cluster for the multicast of fp8 slices
+  f8.in = InType::fp8;
+  f8.b_row_major = false;
+  f8.scale_a = 0.5f;
+  f8.stages = 2;
+  f8.cluster = 2;
+  const auto r8 = check_gemm_against_cublas({384, 264, 400}, f8, 10, OutType::bf16);
+  CHECK(r8.unwritten == 0);
+  CHECK(r8.rel_frobenius_error < 3e-3);
 }

@@ -60,6 +60,8 @@ template <class T> constexpr CUtensorMapDataType data_type();
 template <> constexpr CUtensorMapDataType data_type<bf16>() { return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16; }
 template <> constexpr CUtensorMapDataType data_type<fp16>() { return CU_TENSOR_MAP_DATA_TYPE_FLOAT16; }
 template <> constexpr CUtensorMapDataType data_type<float>() { return CU_TENSOR_MAP_DATA_TYPE_FLOAT32; }
+// TMA moves bytes: an fp8 tensor is one of 8-bit elements (the tensor core reads them as e4m3).
+template <> constexpr CUtensorMapDataType data_type<fp8e4m3>() { return CU_TENSOR_MAP_DATA_TYPE_UINT8; }
 
 constexpr CUtensorMapSwizzle swizzle_mode(layout::Swizzle s) {
   switch (s) {

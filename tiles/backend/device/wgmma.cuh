@@ -18,19 +18,20 @@ constexpr uint64_t descriptor_swizzle_code(layout::Swizzle s) {
   }
 }
 
-// Descriptor of the k16-th 16-deep slice of a shared tile (PTX ISA, "Matrix Descriptor Format"
-// and "Major-ness supported by strides"). K-major: K runs along the tile's columns; MN-major:
-// K runs along its rows. Offsets come from the tile's own SmemLayout, so they match TMA's bytes.
+// Descriptor of the kstep-th slice of a shared tile one wgmma consumes (32 bytes of K: 16 bf16 or
+// 32 fp8 elements; PTX ISA, "Matrix Descriptor Format" and "Major-ness supported by strides").
+// K-major: K runs along the tile's columns; MN-major: K runs along its rows. Offsets come from the
+// tile's own SmemLayout, so they match TMA's bytes.
 template <SharedTile ST, bool MNMajor>
-__device__ inline uint64_t descriptor(const ST& tile, int k16) {
+__device__ inline uint64_t descriptor(const ST& tile, int kstep) {
   constexpr uint32_t span = ST::smem_layout().block_row_bytes();
   uint32_t start, leading, stride;
   if constexpr (MNMajor) {
-    start = ST::smem_layout().linear_byte(k16 * 16, 0);
+    start = ST::smem_layout().linear_byte(kstep * mma_k<typename ST::dtype>, 0);
     leading = ST::rows * span;  // from one column block (swizzle span of M/N) to the next
     stride = 8 * span;          // from 8 rows of K to the next 8
   } else {
-    start = ST::smem_layout().linear_byte(0, k16 * 16 * sizeof(typename ST::dtype));
+    start = ST::smem_layout().linear_byte(0, kstep * 32);
     leading = 16;               // unused by swizzled K-major layouts
     stride = 8 * span;          // from 8 rows of M/N to the next 8
   }
@@ -41,11 +42,13 @@ __device__ inline uint64_t descriptor(const ST& tile, int k16) {
 
 template <class T, int N, int TransA, int TransB>
 __device__ inline void wgmma_ss(float (&d)[N / 2], uint64_t a, uint64_t b, uint32_t scale_d) {
-  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "wgmma: bf16 or fp16 inputs");
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16> || std::is_same_v<T, fp8e4m3>, "wgmma: bf16, fp16 or fp8 e4m3 inputs");
+  static_assert(!std::is_same_v<T, fp8e4m3> || (!TransA && !TransB), "wgmma: fp8 reads A and B K-major only (mma_ABt)");
 #define TS_WGMMA_SS(n)                                                                       \
   if constexpr (N == n) {                                                                    \
     if constexpr (std::is_same_v<T, bf16>) wgmma_ss_m64n##n##k16_bf16<TransA, TransB>(d, a, b, scale_d); \
-    else wgmma_ss_m64n##n##k16_fp16<TransA, TransB>(d, a, b, scale_d);                     \
+    else if constexpr (std::is_same_v<T, fp16>) wgmma_ss_m64n##n##k16_fp16<TransA, TransB>(d, a, b, scale_d); \
+    else wgmma_ss_m64n##n##k32_e4m3(d, a, b, scale_d);                                    \
   }
   TS_WGMMA_SS(16) TS_WGMMA_SS(32) TS_WGMMA_SS(64) TS_WGMMA_SS(128) TS_WGMMA_SS(192) TS_WGMMA_SS(256)
 #undef TS_WGMMA_SS
@@ -98,9 +101,10 @@ template <bool MNMajorA, bool MNMajorB, int N, int K, SharedTile SA, SharedTile 
 __device__ inline void mma_smem(rt_fl<16, N>& d, const SA& a, const SB& b, bool accumulate) {
   using T = typename SA::dtype;
   static_assert(std::is_same_v<T, typename SB::dtype>, "warpgroup::mma: A and B element types differ");
+  static_assert(K % mma_k<T> == 0, "warpgroup::mma: K must be a multiple of one wgmma's depth (mma_k)");
   auto& regs = device::accumulator_regs(d);
 #pragma unroll
-  for (int k = 0; k < K / 16; ++k) {
+  for (int k = 0; k < K / mma_k<T>; ++k) {
     device::wgmma_ss<T, N, MNMajorA, MNMajorB>(regs, device::descriptor<SA, MNMajorA>(a, k),
                                                device::descriptor<SB, MNMajorB>(b, k), (accumulate || k > 0) ? 1u : 0u);
   }

@@ -16,7 +16,7 @@ namespace ts::warpgroup {
 namespace detail {
 template <class T, int N>
 constexpr void check_mma_types() {
-  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16>, "wgmma: bf16 or fp16 inputs");
+  static_assert(std::is_same_v<T, bf16> || std::is_same_v<T, fp16> || std::is_same_v<T, fp8e4m3>, "wgmma: bf16, fp16 or fp8 e4m3 inputs");
   static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 192 || N == 256, "wgmma: N must be 16..256 (supported set)");
 }
 
@@ -49,7 +49,9 @@ inline void mma_smem(rt_fl<16, N>& d, const SA& a, const SB& b, bool accumulate)
   using T = typename SA::dtype;
   static_assert(std::is_same_v<T, typename SB::dtype>, "warpgroup::mma: A and B element types differ");
   check_mma_types<T, N>();
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, 0, uint32_t{2} * 16 * N * K));
+  static_assert(!std::is_same_v<T, fp8e4m3> || (!MNMajorA && !MNMajorB), "wgmma: fp8 reads A and B K-major only (mma_ABt)");
+  static_assert(K % mma_k<T> == 0, "warpgroup::mma: K must be a multiple of one wgmma's depth (mma_k)");
+  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, sizeof(T), uint32_t{2} * 16 * N * K));
   float* fa = scratch(16 * K + K * N);
   float* fb = fa + 16 * K;
   const int row0 = 16 * warpgroup::warpid();
@@ -96,7 +98,8 @@ template <int N, int K, class T, TileLayout L>
 inline void mma_AB(rt_fl<16, N>& d, const rt<T, 16, K, L>& a, const st<T, K, N>& b, bool accumulate = true) {
   static_assert(std::is_same_v<L, row_l>, "warpgroup::mma_AB: a register A operand must be in row layout (rt<T, 16, K, row_l>)");
   detail::check_mma_types<T, N>();
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, 0, uint32_t{2} * 16 * N * K));
+  static_assert(sizeof(T) == 2, "warpgroup::mma_AB: A from registers is bf16 or fp16");
+  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, sizeof(T), uint32_t{2} * 16 * N * K));
   float* fa = detail::scratch(16 * K + K * N);
   float* fb = fa + 16 * K;
   for (int i = 0; i < 16; ++i)
