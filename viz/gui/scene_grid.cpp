@@ -1,6 +1,7 @@
 // Scene "grid": the GEMM's output tiles in block order, coloured by the wave that computes them
 // (or by the L2 hit rate of their loads), the A and B blocks one wave reads against the L2's size,
-// and the simulated L2 and HBM figures beside the measured ones.
+// with split-K the K ranges each tile is cut into, and the simulated L2 and HBM figures beside the
+// measured ones.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -121,6 +122,57 @@ void draw_multicast(const GridModel& m, const GemmSim* sim, const GemmSim* twin,
   if (c.lit("multicast")) draw_highlight_frame(c.dl, {ImVec2(p.x, top), ImVec2(p.right, p.y)});
 }
 
+// Split-K: the K ranges, the SMs they fill, the fp32 slices they store, the simulation with and
+// without the split (same shape, same clock) and the H100's rows of the split-K sweep at this shape.
+void draw_ranges(const GridState& s, const GridModel& m, const GemmRun& run, const GemmSim* sim, const GemmRun& other,
+                 const GemmSim* other_sim, const SceneContext& c, Panel& p) {
+  const float top = p.y;
+  p.heading("Split-K: " + std::to_string(m.k_splits) + (m.k_splits > 1 ? " K ranges" : " K range (no split)"));
+  kernels::GemmConfig automatic = gemm_config(s.gemm);
+  automatic.split_k = 0;
+  const int picks = kernels::gemm_k_splits(run.shape, automatic, static_cast<int>(m.sms));
+  p.line("the kernel's own choice here (split_k=auto): " + std::to_string(picks) + " range" + (picks > 1 ? "s" : ""));
+  if (m.k_splits > 1) {
+    p.line("K = " + std::to_string(run.shape.k) + " in ranges of " + std::to_string(m.k_iters) + " slices (" +
+           std::to_string(64 * m.k_iters) + " deep): " + std::to_string(m.tiles) + " tiles x " + std::to_string(m.k_splits) + " = " +
+           std::to_string(m.steps) + " blocks of work");
+    p.line("fp32 slices: " + std::to_string(m.k_splits) + " x " + std::to_string(run.shape.m) + " x " + std::to_string(run.shape.n) +
+           " x 4 bytes = " + bytes_text(m.slice_bytes) + " stored, then read back by the sum");
+  }
+  p.line(std::to_string(m.busy_sms) + " of " + std::to_string(m.sms) + " SMs have work in wave " + std::to_string(m.wave),
+         m.busy_sms * 2 <= m.sms ? colour::memory_bound : colour::text);
+  const auto us = [](double cycles, double mhz) { return short_number(mhz > 0 ? cycles / mhz : 0) + " us"; };
+  if (sim && sim->error.empty()) {
+    if (sim->k_splits > 1)
+      p.line("simulated: GEMM " + us(sim->gemm_cycles, sim->clock_mhz) + " + sum " + us(sim->sum_cycles, sim->clock_mhz) + " = " +
+                 us(sim->report.cycles, sim->clock_mhz) + ", " + short_number(sim->report.tflops) + " TFLOPS",
+             colour::simulated);
+    else
+      p.line("simulated: " + us(sim->report.cycles, sim->clock_mhz) + ", " + short_number(sim->report.tflops) + " TFLOPS",
+             colour::simulated);
+  }
+  if (other.cfg.split_k != run.cfg.split_k) {
+    const std::string what = other.cfg.split_k > 1 ? "with " + std::to_string(other.cfg.split_k) + " ranges" : "without the split";
+    if (other_sim && other_sim->error.empty())
+      p.line(what + ": " + us(other_sim->report.cycles, other_sim->clock_mhz) + ", " + short_number(other_sim->report.tflops) +
+                 " TFLOPS (same clock)",
+             colour::simulated);
+    else
+      p.line(what + ": " + sim_status(other, other_sim, c.sims), colour::dim_text);
+  }
+  const auto rows = find_measured_splits(c.measured, run.shape, run.cfg);
+  if (rows.empty()) {
+    p.line("the H100's split-K sweep did not run this shape", colour::dim_text);
+  } else {
+    for (const MeasuredGemm* row : rows)
+      p.line("H100, " + std::to_string(row->cfg.split_k) + " range" + (row->cfg.split_k > 1 ? "s" : "") + ": " +
+                 short_number(row->tflops) + " TFLOPS (cuBLAS " + short_number(row->cublas_tflops) + ")",
+             row->cfg.split_k == run.cfg.split_k ? colour::measured : colour::text);
+    p.line(c.measured.splitk_device + ", " + c.measured.splitk_date + " (gemm-splitk.json)", colour::dim_text);
+  }
+  if (c.lit("ranges")) draw_highlight_frame(c.dl, {ImVec2(p.x, top), ImVec2(p.right, p.y)});
+}
+
 }  // namespace
 
 void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
@@ -143,12 +195,24 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   plain.cfg.cluster = 1;
   plain.tile_l2 = false;
   const auto twin = m.cluster > 1 ? c.sims.get(plain) : nullptr;
+  // With split-K, the same run unsplit; unsplit where the kernel would split, its own choice.
+  GemmRun other = run;
+  other.tile_l2 = false;
+  {
+    kernels::GemmConfig automatic = run.cfg;
+    automatic.split_k = 0;
+    const int picks = kernels::gemm_k_splits(run.shape, automatic, static_cast<int>(m.sms));
+    other.cfg.split_k = m.k_splits > 1 ? 1 : picks;
+  }
+  const bool show_ranges = m.k_splits > 1 || s.gemm.split_k != 0 || other.cfg.split_k != run.cfg.split_k || c.lit("ranges");
+  const auto other_sim = show_ranges && other.cfg.split_k != run.cfg.split_k ? c.sims.get(other) : nullptr;
   const std::string order = s.gemm.order == OrderKnob::grouped ? "grouped, " + std::to_string(s.gemm.group) + " tile rows a group"
                                                                : std::string(name_of(s.gemm.order)) + "-major";
   text_at(dl, f.bold, area.min, colour::white,
           shape_text(run.shape) + ": " + std::to_string(m.tiles_m) + " x " + std::to_string(m.tiles_n) + " tiles of 128x" +
               std::to_string(s.gemm.block_n) + ", " + order + (m.cluster > 1 ? ", clusters of " + std::to_string(m.cluster) : "") +
-              ", " + std::to_string(m.steps) + (m.steps > m.tiles ? " CTAs" : " tiles") + " on " + std::to_string(m.slots) +
+              (m.k_splits > 1 ? ", K in " + std::to_string(m.k_splits) + " ranges" : "") + ", " + std::to_string(m.steps) +
+              (m.k_splits > 1 ? " blocks of work" : m.steps > m.tiles ? " CTAs" : " tiles") + " on " + std::to_string(m.slots) +
               " SMs = " + std::to_string(m.waves) + " wave" + (m.waves > 1 ? "s" : ""));
   text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 20), colour::dim_text, sim_status(run, sim.get(), c.sims));
 
@@ -167,7 +231,22 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   const auto fill_of = [&](size_t at) {
     return by_l2 ? hit_colour(sim->tiles[at].hit_rate()) : wave_colour(m.wave_of[at], m.wave_of[at] == m.wave);
   };
-  for (uint32_t tm = 0; tm < m.tiles_m; ++tm)
+  // Split-K: each tile in k_splits bands, one per K range, each coloured by the wave of its own block.
+  const bool bands = m.k_splits > 1 && !by_l2 && ch >= 2.0f * m.k_splits;
+  if (bands)
+    for (uint32_t tm = 0; tm < m.tiles_m; ++tm)
+      for (uint32_t tn = 0; tn < m.tiles_n; ++tn) {
+        const size_t at = size_t(tm) * m.tiles_n + tn;
+        const ImVec2 p0(o.x + tn * cw, o.y + tm * ch);
+        const float bh = (ch - (gaps ? 1 : 0)) / m.k_splits;
+        for (uint32_t r = 0; r < m.k_splits; ++r) {
+          const uint32_t w = m.range_wave[at * m.k_splits + r];
+          dl->AddRectFilled(ImVec2(p0.x, p0.y + r * bh), ImVec2(p0.x + cw - (gaps ? 1 : 0), p0.y + (r + 1) * bh - (bh > 3 ? 1 : 0)),
+                            wave_colour(w, w == m.wave));
+        }
+        if (labels) text_at(dl, f.small, ImVec2(p0.x + 2, p0.y + (ch - 14) / 2), colour::black, std::to_string(m.order_of[at]));
+      }
+  for (uint32_t tm = 0; tm < m.tiles_m && !bands; ++tm)
     for (uint32_t tn = 0; tn < m.tiles_n;) {
       const size_t at = size_t(tm) * m.tiles_n + tn;
       const ImU32 fill = fill_of(at);
@@ -205,6 +284,7 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   text_at(dl, f.small, ImVec2(o.x, o.y - 28), colour::dim_text,
           "marks: the A row blocks (left) and B column blocks (top) that wave " + std::to_string(m.wave) + " reads");
   if (c.lit("tiles")) draw_highlight_frame(dl, tiles);
+  if (c.lit("ranges") && m.k_splits > 1) draw_highlight_frame(dl, tiles);
 
   // The SMs: which tile row each one works on in the marked wave.
   const float sm_y = tiles.max.y + 16, sm_w = std::max(2.0f, std::min(9.0f, tiles.width() / m.sms));
@@ -225,7 +305,8 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   } else {
     text_at(dl, f.small, ImVec2(o.x, area.max.y - 18), colour::dim_text,
             "colour: the wave (bright: wave " + std::to_string(m.wave) + "); numbers: the block-order step" +
-                (m.cluster > 1 ? "; outlines: the CTAs of a cluster" : ""));
+                (m.cluster > 1 ? "; outlines: the CTAs of a cluster" : "") +
+                (bands ? "; bands: the K ranges, top to bottom, each its own block (number: range 0's)" : ""));
   }
 
   // Figures.
@@ -260,6 +341,7 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   if (c.lit("simulated")) draw_highlight_frame(dl, {ImVec2(p.x, sim_top), ImVec2(p.right, p.y)});
 
   if (m.cluster > 1 || c.lit("multicast")) draw_multicast(m, sim.get(), twin.get(), c, p);
+  if (show_ranges) draw_ranges(s, m, run, sim.get(), other, other_sim.get(), c, p);
 
   const float meas_top = p.y;
   p.heading("Measured on the H100", colour::measured);

@@ -25,12 +25,33 @@ uint64_t GemmRun::tile_iterations() const {
   return tiles_m * tiles_n * uint64_t((shape.k + 63) / 64);
 }
 
+namespace {
+
+sim::EngineParams params_for(const std::string& machine, double clock_mhz) {
+  static std::mutex lock;
+  static std::map<std::string, sim::MachineSpec> loaded;
+  const std::lock_guard<std::mutex> guard(lock);
+  auto it = loaded.find(machine);
+  if (it == loaded.end()) it = loaded.emplace(machine, sim::load_machine(machine)).first;
+  return sim::engine_params(it->second, clock_mhz);
+}
+
+// The configuration with the K ranges the launch has on `machine` (split_k 0 resolved).
+kernels::GemmConfig with_ranges(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg, const std::string& machine) {
+  return kernels::with_k_splits(shape, cfg, machine_sms(machine));
+}
+
+}  // namespace
+
+int machine_sms(const std::string& machine) { return static_cast<int>(params_for(machine, 0).sms); }
+
 kernels::GemmConfig gemm_config(const GemmKnobs& g) {
   kernels::GemmConfig cfg;
   cfg.stages = static_cast<int>(g.stages);
   cfg.block_n = static_cast<int>(g.block_n);
   cfg.persistent = g.persistent;
   cfg.cluster = static_cast<int>(g.cluster);
+  cfg.split_k = static_cast<int>(g.split_k);
   switch (g.order) {
     case OrderKnob::row: cfg.order = {sched::Order::row_major, 1}; break;
     case OrderKnob::col: cfg.order = {sched::Order::col_major, 1}; break;
@@ -42,7 +63,7 @@ kernels::GemmConfig gemm_config(const GemmKnobs& g) {
 GemmRun gemm_run(const GemmKnobs& g) {
   GemmRun run;
   run.shape = {g.m, g.n, g.k};
-  run.cfg = gemm_config(g);
+  run.cfg = with_ranges(run.shape, gemm_config(g), run.machine);
   const MeasuredData& md = measured_data();
   if (const MeasuredGemm* row = find_measured(md, run.shape, run.cfg)) {
     run.clock_mhz = row->sm_clock_mhz;
@@ -53,7 +74,7 @@ GemmRun gemm_run(const GemmKnobs& g) {
   // one stage count and another) compares cycles, not two clocks.
   GemmKnobs base;
   base.m = g.m, base.n = g.n, base.k = g.k;
-  if (const MeasuredGemm* row = find_measured(md, run.shape, gemm_config(base))) {
+  if (const MeasuredGemm* row = find_measured(md, run.shape, with_ranges(run.shape, gemm_config(base), run.machine))) {
     run.clock_mhz = row->sm_clock_mhz;
     return run;
   }
@@ -80,21 +101,13 @@ std::optional<GemmRun> scene_run(const SceneState& state) {
 namespace {
 
 
-sim::EngineParams params_for(const std::string& machine, double clock_mhz) {
-  static std::mutex lock;
-  static std::map<std::string, sim::MachineSpec> loaded;
-  const std::lock_guard<std::mutex> guard(lock);
-  auto it = loaded.find(machine);
-  if (it == loaded.end()) it = loaded.emplace(machine, sim::load_machine(machine)).first;
-  return sim::engine_params(it->second, clock_mhz);
-}
 
 // Which output tile each TMA load fed: a block's loads come in program order, the same number for
 // each of its tiles, and its tiles are the block-order steps b, b + grid, b + 2 grid, ..., each
 // the tile the kernel's own tile_index gives (cluster by cluster). A CTA of a cluster that
 // overhangs M computes no tile: its loads (its share of B, for its peer) are left out.
-void tile_l2_from_events(GemmSim& out) {
-  const GemmTileOrder order = gemm_tile_order(out.run.shape, out.run.cfg);
+void tile_l2_from_events(GemmSim& out, int sms) {
+  const GemmTileOrder order = gemm_tile_order(out.run.shape, out.run.cfg, sms);
   const auto steps = static_cast<uint32_t>(order.steps.size());
   out.tiles.assign(size_t(out.tiles_m) * out.tiles_n, {});
   std::vector<std::vector<const sim::BarrierEvent*>> loads(out.grid);
@@ -117,6 +130,37 @@ void tile_l2_from_events(GemmSim& out) {
   ev.erase(std::remove_if(ev.begin(), ev.end(), [](const sim::BarrierEvent& e) { return e.sm >= kTimelineSms; }),
            ev.end());
   ev.shrink_to_fit();
+}
+
+// `next`, a launch that runs after the one `total` reports, folded into it: cycles, counts and
+// bytes added, busy fractions weighted by each launch's cycles; spans, events and blocks stay the
+// first launch's (what the timeline and grid scenes draw).
+void append_launch(sim::SimReport& total, const sim::SimReport& next) {
+  const double t0 = total.cycles, t = t0 + next.cycles;
+  const auto blend = [&](double& a, double b) { a = t > 0 ? (a * t0 + b * next.cycles) / t : 0; };
+  blend(total.tensor_busy, next.tensor_busy);
+  blend(total.tma_busy, next.tma_busy);
+  blend(total.l2_busy, next.l2_busy);
+  blend(total.l2_store_busy, next.l2_store_busy);
+  blend(total.hbm_busy, next.hbm_busy);
+  for (int i = 0; i < sim::kPipes; ++i) {
+    blend(total.pipe_busy[i], next.pipe_busy[i]);
+    total.pipe_instructions[i] += next.pipe_instructions[i];
+  }
+  for (size_t i = 0; i < total.issue_busy.size(); ++i) blend(total.issue_busy[i], next.issue_busy[i]);
+  for (int st = 0; st < 2; ++st)
+    for (int w = 0; w < sim::kSmemWalks; ++w) {
+      auto &a = total.smem[st][w];
+      const auto& b = next.smem[st][w];
+      a.instructions += b.instructions, a.wavefronts += b.wavefronts, a.conflicts += b.conflicts;
+    }
+  total.bank_conflicts += next.bank_conflicts;
+  total.smem_wavefronts += next.smem_wavefronts;
+  total.l2_hits += next.l2_hits, total.l2_misses += next.l2_misses;
+  total.l2_hit_bytes += next.l2_hit_bytes, total.hbm_read_bytes += next.hbm_read_bytes;
+  total.hbm_write_bytes += next.hbm_write_bytes;
+  total.ops += next.ops;
+  total.cycles = t;
 }
 
 }  // namespace
@@ -146,7 +190,18 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
     out->tiles_m = static_cast<uint32_t>(run.shape.m / (64 * run.cfg.consumers));
     out->tiles_n = static_cast<uint32_t>(run.shape.n / run.cfg.block_n);
     out->grid = out->report.blocks;
-    if (run.quick() && run.tile_l2) tile_l2_from_events(*out);
+    out->k_splits = static_cast<uint32_t>(kernels::gemm_k_splits(run.shape, run.cfg, static_cast<int>(p.sms)));
+    out->gemm_cycles = out->report.cycles;
+    if (run.quick() && run.tile_l2) tile_l2_from_events(*out, static_cast<int>(p.sms));
+    if (out->k_splits > 1) {  // the second launch: the K ranges' fp32 slices summed into C
+      auto sum = kernels::gemm_sum_trace(run.shape, run.cfg, static_cast<int>(p.sms));
+      sim::SimReport r = sim::simulate(*sum, p, sim::SimOptions{});
+      out->sum_cycles = r.cycles;
+      append_launch(out->report, r);
+      out->report.seconds = out->report.cycles / (p.clock_mhz * 1e6);
+      out->report.flops = 2.0 * double(run.shape.m) * double(run.shape.n) * double(run.shape.k);
+      out->report.tflops = out->report.seconds > 0 ? out->report.flops / out->report.seconds / 1e12 : 0;
+    }
     out->wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     out->cpu_ms = thread_cpu_ms() - cpu_start;
   } catch (const std::exception& e) {

@@ -41,9 +41,14 @@ struct GemmRun {
   static constexpr uint64_t kQuickTileIterations = 1u << 15;
 };
 
-// The run the knobs describe, at the clock of its measured row when data/measured has one.
+// The run the knobs describe, at the clock of its measured row when data/measured has one. Its
+// cfg.split_k is the K ranges the launch really has on the machine's SMs (kernels::with_k_splits:
+// the knob's "auto" resolved), so that two runs with the same ranges share a key and a measured row.
 GemmRun gemm_run(const GemmKnobs& knobs);
+// The knobs as a kernel configuration; split_k 0 ("auto") is left for the kernel to choose.
 kernels::GemmConfig gemm_config(const GemmKnobs& knobs);
+// The SMs of a machine file (data/machines/<machine>.json), the count the K ranges are chosen for.
+int machine_sms(const std::string& machine);
 
 // The SMs whose warps quick runs record spans for, and whose barrier events they keep.
 inline constexpr uint32_t kTimelineSms = 4;
@@ -58,7 +63,13 @@ struct TileL2 {
 
 struct GemmSim {
   GemmRun run;
-  sim::SimReport report;      // quick runs: spans of SMs 0..kTimelineSms-1 and barrier events of those SMs
+  // Quick runs: spans of SMs 0..kTimelineSms-1 and barrier events of those SMs. With split-K the
+  // report covers both launches, the GEMM's and the sum of its K ranges (gemm_sum.cuh), one after
+  // the other, as tilescope sim counts them: cycles, bytes and busy fractions of both, the GEMM's
+  // 2 M N K FLOPs; its spans, events and blocks are the GEMM launch's.
+  sim::SimReport report;
+  uint32_t k_splits = 1;                 // K ranges the GEMM launch ran
+  double gemm_cycles = 0, sum_cycles = 0;  // each launch's share of report.cycles (sum: 0 without split-K)
   std::vector<TileL2> tiles;  // quick runs with tile_l2: per output tile (m-major: tile_m * tiles_n + tile_n)
   uint32_t tiles_m = 0, tiles_n = 0, grid = 0;
   uint32_t shared_bytes = 0, registers_per_thread = 0, threads = 0;  // what one block asks of an SM

@@ -8,22 +8,31 @@ namespace ts::viz {
 
 #if TILESCOPE_HAVE_HOST_BACKEND
 
-GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg) {
+GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::GemmConfig& asked, int sms) {
   GemmTileOrder out;
-  out.cluster = static_cast<uint32_t>(cfg.cluster);
-  if (out.error = kernels::validate(shape, cfg); !out.error.empty()) return out;
+  out.cluster = static_cast<uint32_t>(asked.cluster);
+  if (out.error = kernels::validate(shape, asked); !out.error.empty()) return out;
+  const kernels::GemmConfig cfg = kernels::with_k_splits(shape, asked, sms);  // the ranges the launch has
   // The instance the simulator and the GPU run; only its tile numbering is asked, so the globals
-  // need the tile counts and the order, not tensor maps.
+  // need the tile counts, the order and the K ranges (as make_globals sets them), not tensor maps.
   kernels::with_gemm(cfg, [&]<class K>() {
     typename K::globals g{};
     g.tiles_m = static_cast<int>((shape.m + K::block_m - 1) / K::block_m);
     g.tiles_n = static_cast<int>((shape.n + K::block_n - 1) / K::block_n);
     g.order = cfg.order;
+    g.k_splits = cfg.split_k;
+    g.k_iters = static_cast<int>((shape.k + K::block_k * cfg.split_k - 1) / (K::block_k * cfg.split_k));
     out.tiles_m = static_cast<uint32_t>(g.tiles_m);
     out.tiles_n = static_cast<uint32_t>(g.tiles_n);
+    out.k_splits = static_cast<uint32_t>(g.k_splits);
+    out.k_iters = static_cast<uint32_t>(K::iterations(g));
     const int steps = K::num_tiles(g);
     out.steps.reserve(static_cast<size_t>(steps));
-    for (int i = 0; i < steps; ++i) out.steps.push_back(K::tile_index(g, i));
+    out.range.reserve(static_cast<size_t>(steps));
+    for (int i = 0; i < steps; ++i) {
+      out.steps.push_back(K::tile_index(g, i));
+      out.range.push_back(static_cast<uint32_t>(K::k_range(g, i)));
+    }
   });
   return out;
 }
@@ -43,8 +52,8 @@ GemmStageBytes gemm_stage_bytes(const kernels::GemmConfig& cfg) {
 #else
 
 // Without the host backend the kernel source cannot be compiled here: its numbering without
-// clusters is the block order's own; with clusters there is nothing to ask.
-GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg) {
+// clusters is the block order's own, range after range; with clusters there is nothing to ask.
+GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg, int sms) {
   GemmTileOrder out;
   out.cluster = static_cast<uint32_t>(cfg.cluster);
   if (out.error = kernels::validate(shape, cfg); !out.error.empty()) return out;
@@ -54,8 +63,13 @@ GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::Ge
   }
   out.tiles_m = static_cast<uint32_t>((shape.m + 64 * cfg.consumers - 1) / (64 * cfg.consumers));
   out.tiles_n = static_cast<uint32_t>((shape.n + cfg.block_n - 1) / cfg.block_n);
-  for (uint32_t i = 0; i < out.tiles_m * out.tiles_n; ++i)
-    out.steps.push_back(sched::tile_of(cfg.order, static_cast<int>(i), static_cast<int>(out.tiles_m), static_cast<int>(out.tiles_n)));
+  out.k_splits = static_cast<uint32_t>(kernels::gemm_k_splits(shape, cfg, sms));
+  out.k_iters = static_cast<uint32_t>((shape.k + 64 * out.k_splits - 1) / (64 * out.k_splits));
+  for (uint32_t r = 0; r < out.k_splits; ++r)
+    for (uint32_t i = 0; i < out.tiles_m * out.tiles_n; ++i) {
+      out.steps.push_back(sched::tile_of(cfg.order, static_cast<int>(i), static_cast<int>(out.tiles_m), static_cast<int>(out.tiles_n)));
+      out.range.push_back(r);
+    }
   return out;
 }
 

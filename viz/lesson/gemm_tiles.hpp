@@ -1,7 +1,8 @@
 #pragma once
 // What the GEMM kernel itself says about its tiles, asked of the very gemm<...> instance the
 // simulator runs (kernels/gemm/gemm_dispatch.hpp): which output tile each step of the block order
-// computes (gemm::tile_index, cluster by cluster) and how many bytes one CTA asks L2 for per
+// computes (gemm::tile_index, cluster by cluster) and over which K range (gemm::k_range, with
+// split-K), and how many bytes one CTA asks L2 for per
 // k-slice (its tile types). The scenes and exercises use these instead of deriving them again.
 #include <cstdint>
 #include <string>
@@ -18,11 +19,17 @@ struct GemmTileOrder {
   // Per step of the block order (gemm::num_tiles of them): the tile that step computes. A cluster
   // that overhangs M (an odd number of tile rows in clusters of 2) has a step whose m is tiles_m:
   // that CTA loads its share of B for its peer and computes nothing.
+  // With split-K (k_splits > 1) the steps come range by range: every tile over range 0, then every
+  // tile over range 1, ...; range[i] is step i's K range, of k_iters 64-deep slices.
   std::vector<sched::TileIndex> steps;
+  std::vector<uint32_t> range;
+  uint32_t k_splits = 1, k_iters = 0;
+  uint32_t output_steps() const { return static_cast<uint32_t>(steps.size()) / k_splits; }  // steps of one range
   std::string error;  // set when the configuration is refused (kernels::validate) or cannot be asked
   bool real(const sched::TileIndex& t) const { return t.m < static_cast<int>(tiles_m) && t.n < static_cast<int>(tiles_n); }
 };
-GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg);
+// `sms`: the SMs of the launch, for the K ranges split_k 0 picks (kernels::gemm_k_splits).
+GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg, int sms);
 
 // Bytes one CTA asks L2 for per k-slice (one stage of its ring): an A slice per consumer and its
 // share of the B slice (all of it without a cluster; 1/cluster of it, multicast into every CTA of

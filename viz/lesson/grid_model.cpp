@@ -1,6 +1,8 @@
 #include "viz/lesson/grid_model.hpp"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "tiles/sched/block_order.hpp"
 
@@ -10,7 +12,7 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
   GridModel m;
   const GemmKnobs& g = s.gemm;
   const kernels::GemmConfig cfg = gemm_config(g);
-  const GemmTileOrder order = gemm_tile_order({g.m, g.n, g.k}, cfg);
+  const GemmTileOrder order = gemm_tile_order({g.m, g.n, g.k}, cfg, static_cast<int>(sms));
   m.sms = sms;
   m.l2_bytes = l2_bytes;
   m.cluster = g.cluster;
@@ -26,6 +28,9 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
   m.tiles_n = order.tiles_n;
   m.tiles = m.tiles_m * m.tiles_n;
   m.steps = static_cast<uint32_t>(order.steps.size());
+  m.k_splits = order.k_splits;
+  m.k_iters = order.k_iters;
+  m.slice_bytes = m.k_splits > 1 ? double(m.k_splits) * g.m * g.n * sizeof(float) : 0;
   m.slots = std::max(m.cluster, sms / m.cluster * m.cluster);
   m.grid = g.persistent ? std::min(m.steps, m.slots) : m.steps;
   // Persistent: block b computes steps b, b + grid, ...; otherwise the blocks of step i come in
@@ -34,6 +39,9 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
   m.wave = std::min(s.wave, m.waves ? m.waves - 1 : 0);
   m.wave_of.assign(m.tiles, 0);
   m.order_of.assign(m.tiles, 0);
+  m.range_wave.assign(size_t(m.tiles) * m.k_splits, 0);
+  m.range_order.assign(size_t(m.tiles) * m.k_splits, 0);
+  std::set<std::pair<uint32_t, uint32_t>> a_read, b_read;  // (tile row or column, K range) the wave reads
   m.wave_reads_a.assign(m.tiles_m, false);
   m.wave_reads_b.assign(m.tiles_n, false);
   m.sm_row.assign(sms, -1);
@@ -41,20 +49,28 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
     const sched::TileIndex t = order.steps[i];
     if (!order.real(t)) continue;  // the idle CTA of a cluster that overhangs M
     const size_t at = size_t(t.m) * m.tiles_n + t.n;
-    m.wave_of[at] = i / m.slots;
-    m.order_of[at] = i;
+    const uint32_t r = order.range[i];
+    m.range_wave[at * m.k_splits + r] = i / m.slots;
+    m.range_order[at * m.k_splits + r] = i;
+    if (r == 0) {
+      m.wave_of[at] = i / m.slots;
+      m.order_of[at] = i;
+    }
     if (i / m.slots == m.wave) {
       ++m.wave_tiles;
       m.wave_reads_a[t.m] = true;
       m.wave_reads_b[t.n] = true;
+      a_read.insert({static_cast<uint32_t>(t.m), r});
+      b_read.insert({static_cast<uint32_t>(t.n), r});
       if (i % m.slots < sms) m.sm_row[i % m.slots] = t.m;
     }
   }
+  m.busy_sms = static_cast<uint32_t>(std::count_if(m.sm_row.begin(), m.sm_row.end(), [](int row) { return row >= 0; }));
   // A cluster's CTAs are consecutive steps; its box spans the tile rows they really compute.
   if (m.cluster > 1)
-    for (uint32_t first = 0; first < m.steps; first += m.cluster) {
+    for (uint32_t first = 0; first < order.output_steps(); first += m.cluster) {  // range 0's: the others repeat them
       uint32_t lo = m.tiles_m, hi = 0, n = 0;
-      for (uint32_t i = first; i < std::min(first + m.cluster, m.steps); ++i)
+      for (uint32_t i = first; i < std::min(first + m.cluster, order.output_steps()); ++i)
         if (order.real(order.steps[i])) {
           lo = std::min(lo, static_cast<uint32_t>(order.steps[i].m));
           hi = std::max(hi, static_cast<uint32_t>(order.steps[i].m));
@@ -64,8 +80,10 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
     }
   m.wave_a_blocks = static_cast<uint32_t>(std::count(m.wave_reads_a.begin(), m.wave_reads_a.end(), true));
   m.wave_b_blocks = static_cast<uint32_t>(std::count(m.wave_reads_b.begin(), m.wave_reads_b.end(), true));
-  const double a_block = 128.0 * g.k * 2, b_block = double(g.block_n) * g.k * 2;  // bf16
-  m.wave_bytes = m.wave_a_blocks * a_block + m.wave_b_blocks * b_block;
+  // bf16 blocks over one K range's part of K (all of K unsplit); a block counted once per range read.
+  const double k_part = double(g.k) / m.k_splits;
+  const double a_block = 128.0 * k_part * 2, b_block = double(g.block_n) * k_part * 2;
+  m.wave_bytes = double(a_read.size()) * a_block + double(b_read.size()) * b_block;
   m.wave_bytes_per_tile = m.wave_tiles * (a_block + b_block);
   return m;
 }
@@ -73,8 +91,9 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
 GridMeasured grid_measured(const GemmKnobs& knobs, const MeasuredData& measured) {
   const GemmRun run = gemm_run(knobs);
   GridMeasured out{find_measured(measured, run.shape, run.cfg), find_measured_dram(measured, run.shape, run.cfg)};
-  const bool shape_measured = std::any_of(measured.gemm.begin(), measured.gemm.end(),
-                                          [&](const MeasuredGemm& row) { return same_shape(row.shape, run.shape); });
+  const auto at_shape = [&](const MeasuredGemm& row) { return same_shape(row.shape, run.shape); };
+  const bool shape_measured = std::any_of(measured.gemm.begin(), measured.gemm.end(), at_shape) ||
+                              std::any_of(measured.splitk.begin(), measured.splitk.end(), at_shape);
   if (out.tflops || out.dram || shape_measured) return out;
   // The H100 never ran this shape in any configuration (a scene's small stand-in): show the same
   // configuration where the block-order sweep measured it, at 16384^3, with that shape said.

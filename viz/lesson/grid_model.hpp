@@ -3,7 +3,8 @@
 // kernel's own gemm::tile_index, through viz/lesson/gemm_tiles.hpp: the block order of
 // tiles/sched/block_order.hpp, walked cluster by cluster with clusters), the wave each one runs in,
 // the A and B blocks a wave reads and whether they fit in L2, which tiles form a cluster and what
-// multicast saves of L2 reads, and the simulation beside the measurements.
+// multicast saves of L2 reads, with split-K the K ranges each tile is cut into and the fp32 slices
+// they store, and the simulation beside the measurements.
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,17 +22,25 @@ struct ClusterBox {
 
 struct GridModel {
   uint32_t tiles_m = 0, tiles_n = 0, tiles = 0;
-  uint32_t steps = 0;      // block-order steps: the tiles, and a CTA per tile row a last cluster overhangs M
+  uint32_t steps = 0;      // block-order steps: the tiles (a CTA per tile row a last cluster overhangs M), times k_splits
   uint32_t sms = 132;
   uint32_t slots = 132;    // blocks resident at once: the SMs, in whole clusters
   uint32_t cluster = 1;
   uint32_t grid = 0;       // blocks launched
   uint32_t waves = 0;      // steps / slots, rounded up: every SM holds one block of this kernel
   std::vector<uint32_t> wave_of;   // per tile, m-major (tile_m * tiles_n + tile_n)
-  std::vector<uint32_t> order_of;  // per tile: the index of the block-order step that computes it
+  std::vector<uint32_t> order_of;  // per tile: the index of the block-order step that computes it (over K range 0)
+  // Split-K (gemm::k_range): K cut into k_splits ranges of k_iters 64-deep slices; each (tile, range)
+  // is a step of its own, range r's steps after range r-1's. Per tile and range (tile * k_splits + r):
+  // the wave and the step. Without split-K, k_splits is 1 and these are wave_of and order_of.
+  uint32_t k_splits = 1, k_iters = 0;
+  std::vector<uint32_t> range_wave, range_order;
+  double slice_bytes = 0;          // the fp32 slices the ranges store (k_splits x M x N x 4; 0 unsplit)
+  uint32_t busy_sms = 0;           // SMs with a step in the marked wave
   std::vector<ClusterBox> clusters;  // with cluster > 1: each cluster's tiles
   std::vector<int> sm_row;         // per SM: the tile row it computes in the marked wave (-1: none)
   // The marked wave: its tiles, and the distinct A row blocks and B column blocks they read.
+  // With split-K, wave_tiles counts (tile, range) steps and the bytes are over each range's part of K.
   uint32_t wave = 0, wave_tiles = 0, wave_a_blocks = 0, wave_b_blocks = 0;
   std::vector<bool> wave_reads_a, wave_reads_b;  // per tile row / tile column
   double wave_bytes = 0;          // those blocks over the whole K, each read once

@@ -22,6 +22,7 @@ kernels::GemmConfig config_of(const json& row) {
   cfg.block_n = static_cast<int>(integer_or(row, "block_n", 256));
   cfg.consumers = static_cast<int>(integer_or(row, "consumers", 2));  // rows from before the knob existed had two
   cfg.cluster = static_cast<int>(integer_or(row, "cluster", 1));      // ... and no clusters
+  cfg.split_k = static_cast<int>(integer_or(row, "split_k", 1));      // ... and no split-K
   cfg.persistent = row.value("persistent", true);
   cfg.b_row_major = row.value("b_row_major", true);
   cfg.out = row.value("out", std::string("bf16")) == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;
@@ -92,12 +93,13 @@ void read_gemm_rows(const std::string& file, std::vector<MeasuredGemm>& rows, Me
 }  // namespace
 
 MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json,
-                           const std::string& cluster_json) {
+                           const std::string& cluster_json, const std::string& splitk_json) {
   MeasuredData d;
   json doc;
   read_gemm_rows(gemm_json, d.gemm, d, {&d.gemm_file, &d.device, &d.date});
   read_gemm_rows(holdout_json, d.gemm, d, {});
   read_gemm_rows(cluster_json, d.cluster, d, {&d.cluster_file, &d.cluster_device, &d.cluster_date});
+  read_gemm_rows(splitk_json, d.splitk, d, {&d.splitk_file, &d.splitk_device, &d.splitk_date});
   if (!dram_json.empty() && read_json(dram_json, doc, d.problems)) {
     try {
       d.dram_file = dram_json;
@@ -141,7 +143,8 @@ const MeasuredData& measured_data() {
     const std::string dram = data_file("measured/h100/gemm_dram.json", problems);
     const std::string holdout = data_file("measured/h100/gemm-holdout.json", problems);
     const std::string cluster = data_file("measured/h100/gemm-cluster.json", problems);
-    MeasuredData d = load_measured(gemm, dram, holdout, cluster);
+    const std::string splitk = data_file("measured/h100/gemm-splitk.json", problems);
+    MeasuredData d = load_measured(gemm, dram, holdout, cluster, splitk);
     d.problems.insert(d.problems.end(), problems.begin(), problems.end());
     return d;
   }();
@@ -151,6 +154,7 @@ const MeasuredData& measured_data() {
 bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b) {
   if (a.order.order != b.order.order) return false;
   if (a.order.order == sched::Order::grouped && a.order.group != b.order.group) return false;
+  if (a.split_k != 0 && b.split_k != 0 && a.split_k != b.split_k) return false;
   return a.stages == b.stages && a.block_n == b.block_n && a.consumers == b.consumers && a.cluster == b.cluster &&
          a.persistent == b.persistent && a.b_row_major == b.b_row_major && a.out == b.out;
 }
@@ -162,7 +166,22 @@ bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b) {
 const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg) {
   for (const auto& row : d.gemm)
     if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
-  return cfg.cluster > 1 ? find_measured_cluster(d, shape, cfg) : nullptr;
+  if (cfg.cluster > 1)
+    if (const MeasuredGemm* row = find_measured_cluster(d, shape, cfg)) return row;
+  for (const auto& row : d.splitk)
+    if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
+  return nullptr;
+}
+
+std::vector<const MeasuredGemm*> find_measured_splits(const MeasuredData& d, const kernels::GemmShape& shape,
+                                                      const kernels::GemmConfig& cfg) {
+  kernels::GemmConfig any = cfg;
+  any.split_k = 0;
+  std::vector<const MeasuredGemm*> out;
+  for (const auto& row : d.splitk)
+    if (same_shape(row.shape, shape) && same_config(row.cfg, any)) out.push_back(&row);
+  std::stable_sort(out.begin(), out.end(), [](const MeasuredGemm* a, const MeasuredGemm* b) { return a->cfg.split_k < b->cfg.split_k; });
+  return out;
 }
 
 const MeasuredGemm* find_measured_cluster(const MeasuredData& d, const kernels::GemmShape& shape,
@@ -182,6 +201,8 @@ const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::Gem
 const std::string& measured_date(const MeasuredData& d, const MeasuredGemm& row) {
   for (const auto& r : d.cluster)
     if (&r == &row) return d.cluster_date;
+  for (const auto& r : d.splitk)
+    if (&r == &row) return d.splitk_date;
   return d.date;
 }
 
@@ -192,6 +213,7 @@ std::string short_config(const kernels::GemmConfig& cfg) {
          " stage" + (cfg.stages > 1 ? "s" : "") +
          ", " + order + (cfg.persistent ? ", persistent" : ", one block per tile") +
          (cfg.cluster > 1 ? ", cluster " + std::to_string(cfg.cluster) : "") +
+         (cfg.split_k > 1 ? ", " + std::to_string(cfg.split_k) + " K ranges" : "") +
          (cfg.b_row_major ? "" : ", B col-major") + (cfg.out == kernels::OutType::bf16 ? "" : ", C fp32");
 }
 

@@ -37,6 +37,10 @@ struct MeasuredData {
   // in the same run (kept apart from `gemm`, whose rows the accuracy scene plots).
   std::string cluster_file, cluster_device, cluster_date;
   std::vector<MeasuredGemm> cluster;
+  // data/measured/h100/gemm-splitk.json: the split-K sweep, each shape with 1, 2, 4 or 8 K ranges
+  // (cfg.split_k: the ranges the launch ran), each beside cuBLAS in the same run.
+  std::string splitk_file, splitk_device, splitk_date;
+  std::vector<MeasuredGemm> splitk;
   std::vector<std::string> problems;  // files that are missing or unreadable, for people
 };
 
@@ -44,23 +48,31 @@ struct MeasuredData {
 const MeasuredData& measured_data();
 // Parses the two files (either path may be empty); used by measured_data() and the tests.
 // holdout_json: more rows of the same kind (the bench's holdout sweep), optional; cluster_json:
-// the cluster sweep's rows (MeasuredData::cluster), optional.
+// the cluster sweep's rows (MeasuredData::cluster), optional; splitk_json: the split-K sweep's
+// (MeasuredData::splitk), optional.
 MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json = "",
-                           const std::string& cluster_json = "");
+                           const std::string& cluster_json = "", const std::string& splitk_json = "");
 
-// The same kernel configuration as far as the measurements tell them apart.
+// The same kernel configuration as far as the measurements tell them apart. K ranges: a row
+// without split_k ran unsplit (1); a configuration's split_k 0 ("auto", not yet resolved for a
+// shape) matches any.
 bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b);
 bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b);
 
-// A configuration with clusters is looked up in the cluster sweep when gemm.json lacks it.
+// A configuration with clusters is looked up in the cluster sweep when gemm.json lacks it, and
+// any configuration in the split-K sweep when neither has it.
 const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg);
 // Only the cluster sweep's rows: a clustered run and its plain twin timed in the same run.
 const MeasuredGemm* find_measured_cluster(const MeasuredData& d, const kernels::GemmShape& shape,
                                           const kernels::GemmConfig& cfg);
+// Only the split-K sweep's rows at this shape, fewest K ranges first (the same configuration but
+// for split_k): what the H100 ran with each number of ranges.
+std::vector<const MeasuredGemm*> find_measured_splits(const MeasuredData& d, const kernels::GemmShape& shape,
+                                                      const kernels::GemmConfig& cfg);
 const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::GemmShape& shape,
                                        const kernels::GemmConfig& cfg);
 
-// The date of the run a row comes from (gemm.json's, or the cluster sweep's).
+// The date of the run a row comes from (gemm.json's, the cluster sweep's or the split-K sweep's).
 const std::string& measured_date(const MeasuredData& d, const MeasuredGemm& row);
 
 // "order grouped:8, persistent": the parts of a configuration a reader needs to tell rows apart.

@@ -52,6 +52,9 @@ const std::vector<QuizInfo>& quizzes() {
       {"cluster-l2-bytes", SceneKind::grid, "bytes one CTA reads from L2 for its tile, with and without a cluster",
        {{"block_n", "output tile width", 128, 256, 128, {}}, {"cluster", "CTAs per cluster sharing B (1 or 2)", 1, 2, 1, {}},
         {"k", "the shared dimension", 256, 8192, 256, {256, 512, 768, 1024, 1536, 2048, 3072, 4096}}}},
+      {"k-ranges", SceneKind::grid, "K ranges the GEMM's default split-K picks for a shape",
+       {{"m", "rows of C", 128, 2048, 128, {}}, {"n", "columns of C", 256, 2048, 256, {}},
+        {"k", "the shared dimension", 1024, 16384, 1024, {}}}},
       {"store-chunks", SceneKind::source, "staging-tile fills of the epilogue",
        {{"block_n", "output tile width", 128, 256, 128, {}},
         {"consumers", "consumer warpgroups", 1, 3, 1, {}},
@@ -342,6 +345,47 @@ Question cluster_l2_bytes(const QuizParams& p, const SceneState& base) {
   return q;
 }
 
+// The K ranges kernels::gemm_k_splits picks with split_k 0 (the kernel's default) on the H100's SMs.
+Question k_ranges(const QuizParams& p, const SceneState& base) {
+  GridState s = base_or_default<GridState>(base);
+  s.gemm.m = static_cast<uint32_t>(p.at("m"));
+  s.gemm.n = static_cast<uint32_t>(p.at("n"));
+  s.gemm.k = static_cast<uint32_t>(p.at("k"));
+  s.gemm.block_n = 256;
+  s.gemm.cluster = 1;
+  s.gemm.split_k = 0;
+  if (s.gemm.m == 1024 && s.gemm.n == 1024 && s.gemm.k == 16384) return excluded("the lesson's own shape");
+  const int sms = static_cast<int>(h100().sm_count.value);
+  kernels::GemmConfig cfg = gemm_config(s.gemm);
+  const kernels::GemmShape shape{s.gemm.m, s.gemm.n, s.gemm.k};
+  if (const std::string why = kernels::validate(shape, cfg); !why.empty()) return excluded(why);
+  const int ranges = kernels::gemm_k_splits(shape, cfg, sms);  // the kernel's own rule
+  const uint32_t tiles = s.gemm.m / 128 * (s.gemm.n / 256), slices = s.gemm.k / 64;
+  Question q;
+  q.text = "C is " + std::to_string(s.gemm.m) + " x " + std::to_string(s.gemm.n) + " in 128 x 256 tiles and K = " +
+           std::to_string(s.gemm.k) + ", on " + std::to_string(sms) +
+           " SMs. With split_k left to the kernel, how many K ranges does the launch run? (A launch that does not split runs one.)";
+  q.unit = "ranges";
+  q.answer = ranges;
+  if (2 * tiles > uint32_t(sms))
+    q.explanation = std::to_string(tiles) + " tiles keep more than half of the " + std::to_string(sms) + " SMs busy: no split, 1 range";
+  else {
+    const uint32_t wanted = std::clamp(std::min(uint32_t(sms) / tiles, slices / 16), 1u, 16u);
+    q.explanation = std::to_string(tiles) + " tiles leave at least half the SMs idle: at most " + std::to_string(sms) + " / " +
+                    std::to_string(tiles) + " = " + std::to_string(sms / tiles) + " ranges to fill them, at most " +
+                    std::to_string(slices) + " / 16 = " + std::to_string(slices / 16) + " so that each is 1024 deep or more, at most 16: " +
+                    std::to_string(wanted) +
+                    (uint32_t(ranges) != wanted ? "; in ranges of whole slices (" + std::to_string((slices + wanted - 1) / wanted) +
+                                                     " each) that is " + std::to_string(ranges)
+                                               : std::string());
+  }
+  s.colour = TileColour::wave;
+  s.wave = 0;
+  q.reveal = s;
+  q.reveal_highlights = {"ranges", "sms"};
+  return q;
+}
+
 Question store_chunks(const QuizParams& p, const SceneState& base) {
   SourceState s = base_or_default<SourceState>(base);
   const auto bn = static_cast<uint32_t>(p.at("block_n")), consumers = static_cast<uint32_t>(p.at("consumers"));
@@ -397,6 +441,7 @@ Question make_question(std::string_view id, const QuizParams& params, const Scen
     else if (id == "last-wave") q = last_wave(params, base);
     else if (id == "wave-blocks") q = wave_blocks(params, base);
     else if (id == "cluster-l2-bytes") q = cluster_l2_bytes(params, base);
+    else if (id == "k-ranges") q = k_ranges(params, base);
     else if (id == "store-chunks") q = store_chunks(params, base);
     else if (id == "clock-tflops") q = clock_tflops(params, base);
     else if (is_attention_quiz(id)) q = make_attention_question(id, params, base);

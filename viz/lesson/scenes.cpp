@@ -24,8 +24,8 @@ const std::vector<SceneInfo>& scenes() {
        {"m", "n", "k", "stages", "block_n", "cluster", "sm", "from", "to"},
        {"producer", "consumers", "tensor", "idle", "epilogue", "stages", "measured"}},
       {SceneKind::grid, "grid", "Grid and L2",
-       {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "cluster", "wave", "colour"},
-       {"tiles", "sms", "wave", "working-set", "simulated", "measured", "clusters", "multicast"}},
+       {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k", "wave", "colour"},
+       {"tiles", "sms", "wave", "working-set", "simulated", "measured", "clusters", "multicast", "ranges"}},
       {SceneKind::accuracy, "accuracy", "Simulated against measured",
        {"sweep", "metric", "big", "stages"},
        {"points", "diagonal", "errors", "table"}},
@@ -273,6 +273,25 @@ KnobSpec on_off_knob(std::string name, std::string help, bool& value) {
 
 constexpr OrderKnob kOrders[] = {OrderKnob::row, OrderKnob::col, OrderKnob::grouped};
 
+// split_k: "auto" (0, the kernel's choice per shape) or 1..kMaxSplitK K ranges.
+KnobSpec split_k_knob(uint32_t& value) {
+  KnobSpec k{"split_k", "K ranges, each a block storing an fp32 slice summed by a second launch; auto: the kernel's choice", {}, 0, 0, 1, {}, {}};
+  k.choices.emplace_back("auto");
+  for (uint32_t i = 1; i <= kMaxSplitK; ++i) k.choices.push_back(std::to_string(i));
+  k.set = [&value](std::string_view text) {
+    if (text == "auto") {
+      value = 0;
+      return std::string();
+    }
+    uint32_t v = 0;
+    if (auto err = parse_uint("split_k", text, 1, kMaxSplitK, v); !err.empty()) return err + ", or auto";
+    value = v;
+    return std::string();
+  };
+  k.get = [&value] { return value == 0 ? std::string("auto") : std::to_string(value); };
+  return k;
+}
+
 // The GEMM knobs a scene offers, by name, in the scene's own order.
 KnobSpec gemm_knob(GemmKnobs& g, std::string_view name) {
   if (name == "m") return number_knob("m", "rows of A and C (multiple of 128, the block's rows)", g.m, 128, kMaxGemmSide, 128);
@@ -284,6 +303,7 @@ KnobSpec gemm_knob(GemmKnobs& g, std::string_view name) {
   if (name == "group") return number_knob("group", "grouped order: tile rows per group", g.group, 1, 64);
   if (name == "persistent") return on_off_knob("persistent", "one block per SM looping over tiles, or one block per tile", g.persistent);
   if (name == "cluster") return number_knob("cluster", "CTAs per cluster along M, sharing each B slice by TMA multicast: 1 or 2", g.cluster, 1, 2);
+  if (name == "split_k") return split_k_knob(g.split_k);
   throw std::logic_error("no GEMM knob " + std::string(name));
 }
 
@@ -315,7 +335,7 @@ std::vector<KnobSpec> specs_of(PipelineState& s) {
 
 std::vector<KnobSpec> specs_of(GridState& s) {
   static constexpr TileColour colours[] = {TileColour::wave, TileColour::l2};
-  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "cluster"});
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k"});
   k.push_back(number_knob("wave", "the wave whose A and B blocks are marked", s.wave, 0, 4095));
   k.push_back(choice_knob("colour", "tiles coloured by wave, or by the L2 hit rate of their loads", s.colour, colours));
   return k;

@@ -67,8 +67,11 @@ struct GemmKnobs {
   uint32_t group = 8;  // grouped only
   bool persistent = true;
   uint32_t cluster = 1;  // CTAs per cluster along M (1 or 2), sharing each B slice by TMA multicast
+  // Split-K: K ranges (1..kMaxSplitK), each a block of its own storing an fp32 slice that a second
+  // launch sums; 0 ("auto"): as many as the kernel picks for the shape (kernels::gemm_k_splits).
+  uint32_t split_k = 0;
 };
-inline constexpr uint32_t kMaxGemmSide = 16384;
+inline constexpr uint32_t kMaxGemmSide = 16384, kMaxSplitK = 16;
 
 // ---- pipeline: a Gantt chart of one SM's warps from the simulator ---------------------------------
 struct PipelineState {
