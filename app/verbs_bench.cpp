@@ -141,7 +141,7 @@ VerbRun add_bench_verb(CLI::App& cli) {
   cmd->add_option("--json", args->json,
                   "Write the results here (default data/measured/h100/gemm.json or attention.json for the full sweep)");
   cmd->add_option("--only", args->only,
-                  "gemm: one sweep: size, skinny, stages, order, layout, tile, cluster (clusters of 2 beside the default), splitk (split-K on shapes with few tiles), fp8 (e4m3 inputs against cuBLASLt's FP8 GEMM), or holdout (configurations off the main "
+                  "gemm: one sweep: size, skinny, stages, order, layout, tile, cluster (clusters of 2 beside the default), splitk (split-K on shapes with few tiles), shapes (non-square shapes, the default beside other group sizes, clusters and 128-wide tiles), fp8 (e4m3 inputs against cuBLASLt's FP8 GEMM), or holdout (configurations off the main "
                   "sweep); attention: one pass, fwd or bwd");
   cmd->add_option("--shape", args->shapes, "attention: time B,H,N,D[,causal][,hkv=K] instead of the sweep (repeatable)")
       ->allow_extra_args(false);
@@ -186,9 +186,9 @@ VerbRun add_bench_verb(CLI::App& cli) {
         throw UsageError("bench attention times the default forward against cuDNN; --consumers and --overlap go with --timeline-measured");
     } else {
       if (!args->shapes.empty()) throw UsageError("--shape is for bench attention (bench gemm takes --m, --n, --k)");
-      static const std::set<std::string> sweeps = {"size", "skinny", "stages", "order", "layout", "tile", "cluster", "splitk", "fp8", "holdout"};
+      static const std::set<std::string> sweeps = {"size", "skinny", "stages", "order", "layout", "tile", "cluster", "splitk", "shapes", "fp8", "holdout"};
       if (!args->only.empty() && !sweeps.count(args->only))
-        throw UsageError("unknown sweep '" + args->only + "' (expected size, skinny, stages, order, layout, tile, cluster, splitk, fp8 or holdout)");
+        throw UsageError("unknown sweep '" + args->only + "' (expected size, skinny, stages, order, layout, tile, cluster, splitk, shapes, fp8 or holdout)");
     }
 #if TILESCOPE_HAVE_CUDA
     if (const std::string why = kernels::hopper_unavailable("bench " + ja.kernel); !why.empty()) throw UsageError(why);

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -420,6 +421,18 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     for (int s : {1, 2}) add("splitk", 4096, 4096, 1024, split(s));
     for (int s : {1, 4, 8}) add("splitk", 512, 1024, 32768, split(s));
   }
+  if (only_group == "shapes") {
+    // Non-square shapes (`--only shapes`): the default configuration beside the knobs a per-shape
+    // choice could turn (group size, clusters, 128-wide tiles), each in the same run.
+    auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
+    for (auto [m, n, k] : {std::array<int64_t, 3>{16384, 2048, 4096}, {2048, 8192, 8192}, {12288, 8192, 4096}}) {
+      add("shapes", m, n, k, best);
+      add("shapes", m, n, k, with([](GemmConfig& c) { c.order.group = 4; }));
+      add("shapes", m, n, k, with([](GemmConfig& c) { c.order.group = 16; }));
+      add("shapes", m, n, k, with([](GemmConfig& c) { c.cluster = 2; c.order.group = 4; }));
+      add("shapes", m, n, k, with([](GemmConfig& c) { c.block_n = 128; }));
+    }
+  }
   if (only_group == "fp8") {
     // FP8 e4m3 inputs, bf16 C, per-tensor scales (`--only fp8`), against cuBLASLt's FP8 GEMM.
     GemmConfig f8 = best;
@@ -448,7 +461,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     add("holdout", 4096, 4096, 8192, with([](GemmConfig& c) { c.stages = 2; c.b_row_major = false; }));
   }
   if (rows.empty())
-    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile, cluster, splitk, fp8 or holdout)");
+    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile, cluster, splitk, shapes, fp8 or holdout)");
   return bench_rows(rows, json_path);
 }
 

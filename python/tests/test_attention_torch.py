@@ -193,3 +193,35 @@ def test_gemm_bad_input(ext):
         ts.gemm(randn(64, 64), randn(32, 64))
     with pytest.raises((RuntimeError, ValueError), match="BFloat16"):
         ts.gemm(randn(64, 64, dtype=torch.float32), randn(64, 64, dtype=torch.float32))
+
+
+def fp8(*shape):
+    """float8_e4m3fn values spread over [-4, 4) (subnormals included)."""
+    return (torch.rand(*shape, device="cuda") * 8 - 4).to(torch.float8_e4m3fn)
+
+
+@pytest.mark.parametrize("m,n,k", [(128, 256, 128), (1000, 264, 80), (2048, 2048, 512), (4096, 4096, 4096)])
+def test_gemm_fp8(ext, seed, m, n, k):
+    a, b_t = fp8(m, k), fp8(n, k)
+    sa, sb = 0.5, 0.25
+    c = ts.gemm_fp8(a, b_t, sa, sb)
+    ctx = f"{m}x{n}x{k} seed {seed}"
+    assert c.shape == (m, n) and c.dtype == BF16
+    exact = (a.float() @ b_t.float().t()) * (sa * sb)  # products of e4m3 values are exact in fp32
+    err = rel_err(c, exact)
+    assert err < 3e-3, f"gemm_fp8: relative error {err:.3e} vs fp32, {ctx}"  # bf16 rounding: ~1.7e-3
+    if n % 16 == 0:  # torch._scaled_mm (cuBLASLt) wants both of mat2's sides multiples of 16
+        one = torch.tensor(1.0, device="cuda")
+        theirs = torch._scaled_mm(a, b_t.t(), scale_a=one * sa, scale_b=one * sb, out_dtype=BF16)
+        assert rel_err(c, theirs) < 4e-3, f"gemm_fp8 vs torch._scaled_mm, {ctx}"
+
+
+def test_gemm_fp8_bad_input(ext):
+    with pytest.raises((RuntimeError, ValueError), match="multiple of 16"):
+        ts.gemm_fp8(fp8(64, 24), fp8(64, 24))
+    with pytest.raises((RuntimeError, ValueError), match="N x K"):
+        ts.gemm_fp8(fp8(64, 64), fp8(64, 32))
+    with pytest.raises((RuntimeError, ValueError), match="Float8_e4m3fn"):
+        ts.gemm_fp8(randn(64, 64), randn(64, 64))
+    with pytest.raises((RuntimeError, ValueError), match="finite"):
+        ts.gemm_fp8(fp8(64, 64), fp8(64, 64), float("inf"), 1.0)

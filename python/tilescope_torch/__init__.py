@@ -1,9 +1,10 @@
-"""TileScope's Hopper kernels as PyTorch ops: attention (forward and backward) and a bf16 GEMM.
+"""TileScope's Hopper kernels as PyTorch ops: attention (forward and backward), a bf16 GEMM and an FP8 one.
 
     import tilescope_torch as ts
     o = ts.attention(q, k, v, causal=True)   # q [B, Hq, N, D], k/v [B, Hkv, N, D], bf16, CUDA
     o.sum().backward()                       # dq, dk, dv from our backward kernel
     c = ts.gemm(a, b)                        # a [M, K] @ b [K, N], bf16
+    c = ts.gemm_fp8(a8, b8_t, 0.5, 2.0)      # 0.5 * 2.0 * a8 @ b8_t.T, float8_e4m3fn in, bf16 out
 
 The extension is compiled on first use (see _build.py) and cached in the repository's build-torch/.
 """
@@ -13,7 +14,7 @@ import torch
 
 from . import _build
 
-__all__ = ["attention", "gemm", "extension"]
+__all__ = ["attention", "gemm", "gemm_fp8", "extension"]
 
 _ext = None
 _failure = None
@@ -22,7 +23,7 @@ _lock = threading.Lock()
 
 def extension():
     """The compiled module (built on first call): attention_forward, attention_backward,
-    attention_forward_sm_clock_mhz, gemm."""
+    attention_forward_sm_clock_mhz, gemm, gemm_fp8."""
     global _ext, _failure
     with _lock:
         # A failed build is not retried in the same process: each retry would run the compiler
@@ -66,3 +67,11 @@ def attention(q, k, v, causal=False, scale=None):
 def gemm(a, b):
     """a @ b for bf16 CUDA tensors a [M, K] and b [K, N] (row-major, K and N multiples of 8)."""
     return extension().gemm(a, b)
+
+
+def gemm_fp8(a, b_t, scale_a=1.0, scale_b=1.0):
+    """scale_a * scale_b * (a @ b_t.T) in bf16 for float8_e4m3fn CUDA tensors a [M, K] and b_t [N, K]
+    (both row-major, K a multiple of 16, N of 8), fp32 accumulation: what
+    torch._scaled_mm(a, b_t.t(), scale_a, scale_b, out_dtype=torch.bfloat16) computes, with the
+    scales as Python numbers."""
+    return extension().gemm_fp8(a, b_t, float(scale_a), float(scale_b))

@@ -1,4 +1,4 @@
-// PyTorch bindings of the attention and GEMM launchers (kernels/*/*_api.hpp). Everything here is
+// PyTorch bindings of the attention and GEMM (bf16 and FP8) launchers (kernels/*/*_api.hpp). Everything here is
 // checking and allocation: tensors are checked up front so that a mistake is one clear line in
 // Python instead of a launcher's error or a bad memory access, outputs and scratch come from
 // PyTorch's allocator, and every launch goes on PyTorch's current stream.
@@ -174,6 +174,28 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b) {
   return c;
 }
 
+// FP8 as torch._scaled_mm takes it: a [M, K] and b_t [N, K] (b's transpose, row-major: wgmma reads
+// fp8 operands with K along the row), per-tensor scales; c = scale_a scale_b a b_t^T in bf16.
+at::Tensor gemm_fp8(const at::Tensor& a, const at::Tensor& b_t, double scale_a, double scale_b) {
+  check_tensor(a, "a", a.device(), at::kFloat8_e4m3fn);
+  check_tensor(b_t, "b_t", a.device(), at::kFloat8_e4m3fn);
+  TORCH_CHECK_VALUE(a.dim() == 2 && b_t.dim() == 2 && a.size(1) == b_t.size(1), "tilescope gemm_fp8: a must be M x K and b_t N x K, got ",
+                    a.sizes(), " and ", b_t.sizes());
+  TORCH_CHECK_VALUE(std::isfinite(scale_a) && std::isfinite(scale_b), "tilescope gemm_fp8: scales must be finite, got ", scale_a, " and ",
+                    scale_b);
+  const tk::GemmShape s{a.size(0), b_t.size(0), a.size(1)};
+  tk::GemmConfig cfg{};
+  cfg.in = tk::InType::fp8;
+  cfg.b_row_major = false;
+  cfg.scale_a = static_cast<float>(scale_a), cfg.scale_b = static_cast<float>(scale_b);
+  const std::string why = tk::validate(s, cfg);
+  TORCH_CHECK_VALUE(why.empty(), "tilescope gemm_fp8: ", why);
+  const c10::cuda::CUDAGuard guard(a.device());
+  at::Tensor c = at::empty({s.m, s.n}, a.options().dtype(at::kBFloat16));
+  launch("gemm_fp8", [&] { tk::launch_gemm(a.data_ptr(), b_t.data_ptr(), c.data_ptr(), s, cfg, stream_of(a)); });
+  return c;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
@@ -189,4 +211,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("q"), py::arg("k"), py::arg("v"), py::arg("causal") = false, py::arg("scale") = py::none(),
         py::arg("backward") = false);
   m.def("gemm", &gemm, "c = a @ b for bf16 a (M x K) and b (K x N), bf16 c", py::arg("a"), py::arg("b"));
+  m.def("gemm_fp8", &gemm_fp8, "c = scale_a scale_b a @ b_t.T for float8_e4m3fn a (M x K) and b_t (N x K), bf16 c", py::arg("a"),
+        py::arg("b_t"), py::arg("scale_a") = 1.0, py::arg("scale_b") = 1.0);
 }
