@@ -64,8 +64,9 @@ void draw_measured(const GridState& s, const GemmRun& run, const SceneContext& c
   }
   if (meas.tflops) {
     const bool here = same_shape(meas.tflops->shape, run.shape);
-    p.line((here ? "" : "at " + shape_text(meas.tflops->shape) + ": ") + short_number(meas.tflops->tflops) +
-           " TFLOPS (cuBLAS " + short_number(meas.tflops->cublas_tflops) + "), " + measured_date(c.measured, *meas.tflops));
+    p.line((here ? "" : "at " + shape_text(meas.tflops->shape) + ": ") + short_number(meas.tflops->tflops) + " TFLOPS (" +
+           (meas.tflops->cfg.in == kernels::InType::fp8 ? "cuBLASLt fp8 " : "cuBLAS ") + short_number(meas.tflops->cublas_tflops) +
+           "), " + measured_date(c.measured, *meas.tflops));
   } else {
     p.line("TFLOPS: not measured", colour::dim_text);
   }
@@ -102,7 +103,8 @@ void draw_measured(const GridState& s, const GemmRun& run, const SceneContext& c
 // the SMs asked L2 for, with this cluster setting and without clusters.
 void draw_multicast(const GridModel& m, const GemmSim* sim, const GemmSim* twin, const SceneContext& c, Panel& p) {
   const float top = p.y;
-  p.heading("L2 reads per k-slice, per CTA");
+  p.heading("L2 reads per k-slice" + (m.stage.block_k ? " (" + std::to_string(m.stage.block_k) + " deep)" : std::string()) +
+            ", per CTA");
   if (!m.stage.error.empty()) {
     p.line(m.stage.error, colour::dim_text);
   } else if (m.cluster > 1) {
@@ -210,7 +212,7 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
                                                                : std::string(name_of(s.gemm.order)) + "-major";
   text_at(dl, f.bold, area.min, colour::white,
           shape_text(run.shape) + ": " + std::to_string(m.tiles_m) + " x " + std::to_string(m.tiles_n) + " tiles of 128x" +
-              std::to_string(s.gemm.block_n) + ", " + order + (m.cluster > 1 ? ", clusters of " + std::to_string(m.cluster) : "") +
+              std::to_string(s.gemm.block_n) + (s.gemm.in == InKnob::fp8 ? " (fp8)" : "") + ", " + order + (m.cluster > 1 ? ", clusters of " + std::to_string(m.cluster) : "") +
               (m.k_splits > 1 ? ", K in " + std::to_string(m.k_splits) + " ranges" : "") + ", " + std::to_string(m.steps) +
               (m.k_splits > 1 ? " blocks of work" : m.steps > m.tiles ? " CTAs" : " tiles") + " on " + std::to_string(m.slots) +
               " SMs = " + std::to_string(m.waves) + " wave" + (m.waves > 1 ? "s" : ""));

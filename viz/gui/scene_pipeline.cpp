@@ -44,12 +44,28 @@ void draw_stage_table(const PipelineState& s, const SceneContext& c, Rect area) 
   const MeasuredData& md = c.measured;
   text_at(c.dl, f.small, ImVec2(area.min.x, y + 4), colour::dim_text,
           md.gemm.empty() ? "no measurements found" : "measured: " + md.device);
-  if (!md.gemm.empty())  // clustered rows come from the cluster sweep, a run of its own
+  // fp8 rows come from the FP8 run (gemm-fp8.json), clustered bf16 rows from the cluster sweep:
+  // runs of their own, each with its date.
+  const bool fp8 = s.gemm.in == InKnob::fp8;
+  if (!md.gemm.empty())
     text_at(c.dl, f.small, ImVec2(area.min.x, y + 20), colour::dim_text,
-            (s.gemm.cluster > 1 ? md.cluster_date + ", the cluster sweep" : md.date) + ", tilescope bench");
+            (fp8 ? md.fp8_date + ", gemm-fp8.json" : s.gemm.cluster > 1 ? md.cluster_date + ", the cluster sweep" : md.date) +
+                ", tilescope bench");
   if (!md.gemm.empty())
     text_at(c.dl, f.small, ImVec2(area.min.x, y + 36), colour::dim_text, "simulated at each row's measured SM clock");
-  if (c.lit("measured") || c.lit("stages")) draw_highlight_frame(c.dl, {area.min, ImVec2(area.max.x, y + 52)});
+  float bottom = y + 52;
+  // The reference library of the same run, for the selected stage count: cuBLASLt's FP8 GEMM
+  // beside the fp8 rows, cuBLAS beside the bf16 ones.
+  for (const StageRow& r : rows)
+    if (r.stages == s.gemm.stages && r.measured && r.measured->cublas_tflops > 0) {
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.3f", r.measured->tflops / r.measured->cublas_tflops);
+      text_at(c.dl, f.small, ImVec2(area.min.x, y + 52), colour::measured,
+              std::string(fp8 ? "cuBLASLt fp8: " : "cuBLAS: ") + short_number(r.measured->cublas_tflops) + " TFLOPS, ours " +
+                  ratio + "x");
+      bottom += 16;
+    }
+  if (c.lit("measured") || c.lit("stages")) draw_highlight_frame(c.dl, {area.min, ImVec2(area.max.x, bottom)});
 }
 
 // A model of the frame before, while its source (a simulation or a measured timeline, held here so
@@ -82,7 +98,7 @@ void draw_pipeline(const PipelineState& s, const SceneContext& c, Rect area) {
   const GemmRun run = gemm_run(s.gemm);
   const auto sim = c.sims.get(run);
   text_at(dl, f.bold, area.min, colour::white,
-          "SM " + std::to_string(s.sm) + " running the GEMM of gemm.cuh, " + std::to_string(s.gemm.stages) +
+          "SM " + std::to_string(s.sm) + " running the " + (s.gemm.in == InKnob::fp8 ? "fp8 " : "") + "GEMM of gemm.cuh, " + std::to_string(s.gemm.stages) +
               " stage" + (s.gemm.stages > 1 ? "s" : "") +
               (s.gemm.cluster > 1 ? ", clusters of " + std::to_string(s.gemm.cluster) + " (SMs 0 and 1 are one cluster)" : "") +
               " (simulated)");

@@ -22,7 +22,8 @@ std::string GemmRun::key() const {
 uint64_t GemmRun::tile_iterations() const {
   const uint64_t block_m = 64 * cfg.consumers;
   const uint64_t tiles_m = (shape.m + block_m - 1) / block_m, tiles_n = (shape.n + cfg.block_n - 1) / cfg.block_n;
-  return tiles_m * tiles_n * uint64_t((shape.k + 63) / 64);
+  const uint64_t block_k = static_cast<uint64_t>(kernels::gemm_block_k(cfg));  // 64 bf16, 128 fp8
+  return tiles_m * tiles_n * uint64_t((shape.k + block_k - 1) / block_k);
 }
 
 namespace {
@@ -52,6 +53,10 @@ kernels::GemmConfig gemm_config(const GemmKnobs& g) {
   cfg.persistent = g.persistent;
   cfg.cluster = static_cast<int>(g.cluster);
   cfg.split_k = static_cast<int>(g.split_k);
+  if (g.in == InKnob::fp8) {  // the fp8 instance: wgmma reads fp8 operands K-major only, so B is N x K
+    cfg.in = kernels::InType::fp8;
+    cfg.b_row_major = false;
+  }
   switch (g.order) {
     case OrderKnob::row: cfg.order = {sched::Order::row_major, 1}; break;
     case OrderKnob::col: cfg.order = {sched::Order::col_major, 1}; break;
@@ -74,15 +79,18 @@ GemmRun gemm_run(const GemmKnobs& g) {
   // one stage count and another) compares cycles, not two clocks.
   GemmKnobs base;
   base.m = g.m, base.n = g.n, base.k = g.k;
+  base.in = g.in;  // fp8 at the clock of the fp8 run (gemm-fp8.json), bf16 at the bf16 one's
   if (const MeasuredGemm* row = find_measured(md, run.shape, with_ranges(run.shape, gemm_config(base), run.machine))) {
     run.clock_mhz = row->sm_clock_mhz;
     return run;
   }
-  for (const MeasuredGemm& row : md.gemm)
-    if (row.shape.m == run.shape.m && row.shape.n == run.shape.n && row.shape.k == run.shape.k && row.sm_clock_mhz > 0) {
-      run.clock_mhz = row.sm_clock_mhz;
-      break;
-    }
+  // Else any run at this shape, of the same input type first.
+  for (const auto* rows : {g.in == InKnob::fp8 ? &md.fp8 : &md.gemm, &md.gemm})
+    for (const MeasuredGemm& row : *rows)
+      if (row.shape.m == run.shape.m && row.shape.n == run.shape.n && row.shape.k == run.shape.k && row.sm_clock_mhz > 0) {
+        run.clock_mhz = row.sm_clock_mhz;
+        return run;
+      }
   return run;
 }
 

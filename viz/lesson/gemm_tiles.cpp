@@ -40,11 +40,12 @@ GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::Ge
 GemmStageBytes gemm_stage_bytes(const kernels::GemmConfig& cfg) {
   GemmStageBytes out;
   out.cluster = static_cast<uint32_t>(cfg.cluster);
-  if (out.error = kernels::validate({128, cfg.block_n, 64}, cfg); !out.error.empty()) return out;
+  if (out.error = kernels::validate({128, cfg.block_n, 128}, cfg); !out.error.empty()) return out;
   kernels::with_gemm(cfg, [&]<class K>() {
     out.a = static_cast<uint32_t>(K::consumers * K::a_tile::bytes);
     out.b_slice = static_cast<uint32_t>(K::b_tile::bytes);
     out.b_share = static_cast<uint32_t>(K::b_share::bytes);
+    out.block_k = static_cast<uint32_t>(K::block_k);
   });
   return out;
 }

@@ -39,6 +39,7 @@ struct GemmStageBytes {
   uint32_t b_slice = 0;  // the whole B slice each CTA's MMAs read
   uint32_t b_share = 0;  // the part of it this CTA loads from L2
   uint32_t cluster = 1;
+  uint32_t block_k = 0;  // the depth of one k-slice (gemm::block_k: 128 bytes of K, 64 bf16 or 128 fp8)
   uint32_t read() const { return a + b_share; }  // what one CTA reads from L2 per stage
   std::string error;
 };

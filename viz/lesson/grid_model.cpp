@@ -80,9 +80,10 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
     }
   m.wave_a_blocks = static_cast<uint32_t>(std::count(m.wave_reads_a.begin(), m.wave_reads_a.end(), true));
   m.wave_b_blocks = static_cast<uint32_t>(std::count(m.wave_reads_b.begin(), m.wave_reads_b.end(), true));
-  // bf16 blocks over one K range's part of K (all of K unsplit); a block counted once per range read.
-  const double k_part = double(g.k) / m.k_splits;
-  const double a_block = 128.0 * k_part * 2, b_block = double(g.block_n) * k_part * 2;
+  // Blocks of bf16 (2 bytes) or fp8 (1 byte) over one K range's part of K (all of K unsplit); a
+  // block counted once per range read.
+  const double k_part = double(g.k) / m.k_splits, bytes = g.in == InKnob::fp8 ? 1 : 2;
+  const double a_block = 128.0 * k_part * bytes, b_block = double(g.block_n) * k_part * bytes;
   m.wave_bytes = double(a_read.size()) * a_block + double(b_read.size()) * b_block;
   m.wave_bytes_per_tile = m.wave_tiles * (a_block + b_block);
   return m;

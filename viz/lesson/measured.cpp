@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,10 @@ kernels::GemmConfig config_of(const json& row) {
   cfg.consumers = static_cast<int>(integer_or(row, "consumers", 2));  // rows from before the knob existed had two
   cfg.cluster = static_cast<int>(integer_or(row, "cluster", 1));      // ... and no clusters
   cfg.split_k = static_cast<int>(integer_or(row, "split_k", 1));      // ... and no split-K
+  // "in": "fp8" for the FP8 GEMM's rows; absent (or "bf16") for every row from before it existed.
+  const std::string in = row.value("in", std::string("bf16"));
+  if (in != "bf16" && in != "fp8") throw std::runtime_error("row with \"in\": \"" + in + "\" (bf16 or fp8)");
+  cfg.in = in == "fp8" ? kernels::InType::fp8 : kernels::InType::bf16;
   cfg.persistent = row.value("persistent", true);
   cfg.b_row_major = row.value("b_row_major", true);
   cfg.out = row.value("out", std::string("bf16")) == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;
@@ -93,13 +98,14 @@ void read_gemm_rows(const std::string& file, std::vector<MeasuredGemm>& rows, Me
 }  // namespace
 
 MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json,
-                           const std::string& cluster_json, const std::string& splitk_json) {
+                           const std::string& cluster_json, const std::string& splitk_json, const std::string& fp8_json) {
   MeasuredData d;
   json doc;
   read_gemm_rows(gemm_json, d.gemm, d, {&d.gemm_file, &d.device, &d.date});
   read_gemm_rows(holdout_json, d.gemm, d, {});
   read_gemm_rows(cluster_json, d.cluster, d, {&d.cluster_file, &d.cluster_device, &d.cluster_date});
   read_gemm_rows(splitk_json, d.splitk, d, {&d.splitk_file, &d.splitk_device, &d.splitk_date});
+  read_gemm_rows(fp8_json, d.fp8, d, {&d.fp8_file, &d.fp8_device, &d.fp8_date});
   if (!dram_json.empty() && read_json(dram_json, doc, d.problems)) {
     try {
       d.dram_file = dram_json;
@@ -144,7 +150,8 @@ const MeasuredData& measured_data() {
     const std::string holdout = data_file("measured/h100/gemm-holdout.json", problems);
     const std::string cluster = data_file("measured/h100/gemm-cluster.json", problems);
     const std::string splitk = data_file("measured/h100/gemm-splitk.json", problems);
-    MeasuredData d = load_measured(gemm, dram, holdout, cluster, splitk);
+    const std::string fp8 = data_file("measured/h100/gemm-fp8.json", problems);
+    MeasuredData d = load_measured(gemm, dram, holdout, cluster, splitk, fp8);
     d.problems.insert(d.problems.end(), problems.begin(), problems.end());
     return d;
   }();
@@ -155,7 +162,7 @@ bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b) {
   if (a.order.order != b.order.order) return false;
   if (a.order.order == sched::Order::grouped && a.order.group != b.order.group) return false;
   if (a.split_k != 0 && b.split_k != 0 && a.split_k != b.split_k) return false;
-  return a.stages == b.stages && a.block_n == b.block_n && a.consumers == b.consumers && a.cluster == b.cluster &&
+  return a.in == b.in && a.stages == b.stages && a.block_n == b.block_n && a.consumers == b.consumers && a.cluster == b.cluster &&
          a.persistent == b.persistent && a.b_row_major == b.b_row_major && a.out == b.out;
 }
 
@@ -164,6 +171,11 @@ bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b) {
 }
 
 const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg) {
+  if (cfg.in == kernels::InType::fp8) {
+    for (const auto& row : d.fp8)
+      if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
+    return nullptr;
+  }
   for (const auto& row : d.gemm)
     if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
   if (cfg.cluster > 1)
@@ -203,13 +215,16 @@ const std::string& measured_date(const MeasuredData& d, const MeasuredGemm& row)
     if (&r == &row) return d.cluster_date;
   for (const auto& r : d.splitk)
     if (&r == &row) return d.splitk_date;
+  for (const auto& r : d.fp8)
+    if (&r == &row) return d.fp8_date;
   return d.date;
 }
 
 std::string short_config(const kernels::GemmConfig& cfg) {
   std::string order = sched::order_name(cfg.order.order);
   if (cfg.order.order == sched::Order::grouped) order += ":" + std::to_string(cfg.order.group);
-  return std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + ", " + std::to_string(cfg.stages) +
+  return std::string(cfg.in == kernels::InType::fp8 ? "fp8, " : "") + std::to_string(64 * cfg.consumers) + "x" +
+         std::to_string(cfg.block_n) + ", " + std::to_string(cfg.stages) +
          " stage" + (cfg.stages > 1 ? "s" : "") +
          ", " + order + (cfg.persistent ? ", persistent" : ", one block per tile") +
          (cfg.cluster > 1 ? ", cluster " + std::to_string(cfg.cluster) : "") +

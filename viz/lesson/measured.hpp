@@ -41,6 +41,10 @@ struct MeasuredData {
   // (cfg.split_k: the ranges the launch ran), each beside cuBLAS in the same run.
   std::string splitk_file, splitk_device, splitk_date;
   std::vector<MeasuredGemm> splitk;
+  // data/measured/h100/gemm-fp8.json: the FP8 GEMM (cfg.in fp8, B N x K), each row beside
+  // cuBLASLt's FP8 GEMM in the same run (cublas_tflops is cuBLASLt's there).
+  std::string fp8_file, fp8_device, fp8_date;
+  std::vector<MeasuredGemm> fp8;
   std::vector<std::string> problems;  // files that are missing or unreadable, for people
 };
 
@@ -49,18 +53,20 @@ const MeasuredData& measured_data();
 // Parses the two files (either path may be empty); used by measured_data() and the tests.
 // holdout_json: more rows of the same kind (the bench's holdout sweep), optional; cluster_json:
 // the cluster sweep's rows (MeasuredData::cluster), optional; splitk_json: the split-K sweep's
-// (MeasuredData::splitk), optional.
+// (MeasuredData::splitk), optional; fp8_json: the FP8 GEMM's rows (MeasuredData::fp8), optional.
 MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json = "",
-                           const std::string& cluster_json = "", const std::string& splitk_json = "");
+                           const std::string& cluster_json = "", const std::string& splitk_json = "",
+                           const std::string& fp8_json = "");
 
 // The same kernel configuration as far as the measurements tell them apart. K ranges: a row
 // without split_k ran unsplit (1); a configuration's split_k 0 ("auto", not yet resolved for a
-// shape) matches any.
+// shape) matches any. Input types: a row without "in" ran bf16.
 bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b);
 bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b);
 
 // A configuration with clusters is looked up in the cluster sweep when gemm.json lacks it, and
-// any configuration in the split-K sweep when neither has it.
+// any configuration in the split-K sweep when neither has it; an fp8 configuration only in
+// gemm-fp8.json.
 const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg);
 // Only the cluster sweep's rows: a clustered run and its plain twin timed in the same run.
 const MeasuredGemm* find_measured_cluster(const MeasuredData& d, const kernels::GemmShape& shape,
@@ -72,7 +78,8 @@ std::vector<const MeasuredGemm*> find_measured_splits(const MeasuredData& d, con
 const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::GemmShape& shape,
                                        const kernels::GemmConfig& cfg);
 
-// The date of the run a row comes from (gemm.json's, the cluster sweep's or the split-K sweep's).
+// The date of the run a row comes from (gemm.json's, the cluster sweep's, the split-K sweep's or
+// the FP8 run's).
 const std::string& measured_date(const MeasuredData& d, const MeasuredGemm& row);
 
 // "order grouped:8, persistent": the parts of a configuration a reader needs to tell rows apart.

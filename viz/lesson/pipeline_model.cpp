@@ -168,8 +168,9 @@ PipelineModel pipeline_model(const std::vector<sim::Span>& spans, uint32_t sm) {
 
 std::vector<StageRow> stage_table(const GemmKnobs& knobs, SimCache& sims, const MeasuredData& measured) {
   std::vector<StageRow> rows;
-  // Clusters of 2 run 2 to 4 stages (kernels::validate): the kernel has no one-stage cluster.
-  for (uint32_t stages = knobs.cluster > 1 ? 2 : 1; stages <= 4; ++stages) {
+  // Clusters of 2 and fp8 inputs run 2 to 4 stages (kernels::validate): the kernel has no
+  // one-stage cluster and no one-stage fp8 instance.
+  for (uint32_t stages = knobs.cluster > 1 || knobs.in == InKnob::fp8 ? 2 : 1; stages <= 4; ++stages) {
     GemmKnobs g = knobs;
     g.stages = stages;
     const GemmRun run = gemm_run(g);

@@ -52,6 +52,9 @@ const std::vector<QuizInfo>& quizzes() {
       {"cluster-l2-bytes", SceneKind::grid, "bytes one CTA reads from L2 for its tile, with and without a cluster",
        {{"block_n", "output tile width", 128, 256, 128, {}}, {"cluster", "CTAs per cluster sharing B (1 or 2)", 1, 2, 1, {}},
         {"k", "the shared dimension", 256, 8192, 256, {256, 512, 768, 1024, 1536, 2048, 3072, 4096}}}},
+      {"fp8-l2-bytes", SceneKind::pipeline, "bytes one CTA of the FP8 GEMM reads from L2 for its tile",
+       {{"cluster", "CTAs per cluster sharing B (1 or 2)", 1, 2, 1, {}},
+        {"k", "the shared dimension", 256, 8192, 256, {}}}},
       {"k-ranges", SceneKind::grid, "K ranges the GEMM's default split-K picks for a shape",
        {{"m", "rows of C", 128, 2048, 128, {}}, {"n", "columns of C", 256, 2048, 256, {}},
         {"k", "the shared dimension", 1024, 16384, 1024, {}}}},
@@ -345,6 +348,43 @@ Question cluster_l2_bytes(const QuizParams& p, const SceneState& base) {
   return q;
 }
 
+// What one CTA of the FP8 GEMM reads from L2 over its tile's K loop: K / block_k slices, each one
+// stage of the ring (its A slices and all of B, or its share of B with a cluster), all from the
+// kernel's fp8 instance (gemm<..., fp8e4m3>: block_k and the tile types). The bf16 figure, twice as
+// many slices of the same bytes, is refused.
+Question fp8_l2_bytes(const QuizParams& p, const SceneState& base) {
+  PipelineState s = base_or_default<PipelineState>(base);
+  const auto cluster = static_cast<uint32_t>(p.at("cluster")), k = static_cast<uint32_t>(p.at("k"));
+  if (cluster == 1 && k == 4096) return excluded("the lesson's own example");
+  s.gemm.in = InKnob::fp8;
+  s.gemm.block_n = 256;
+  s.gemm.cluster = cluster;
+  s.gemm.k = k;
+  s.gemm.stages = std::max(s.gemm.stages, 2u);
+  s.from = 0, s.to = 100;
+  const GemmStageBytes b = gemm_stage_bytes(gemm_config(s.gemm));  // the kernel's fp8 tile types
+  if (!b.error.empty()) return excluded(b.error);
+  if (b.block_k == 0 || k % b.block_k != 0) return excluded("K is not a whole number of fp8 k-slices");
+  const uint32_t slices = k / b.block_k;
+  Question q;
+  q.text = "The FP8 GEMM (A and B in e4m3, B stored N x K) computes a 128 x 256 output tile per CTA with two consumer "
+           "warpgroups of 64 rows each. " +
+           std::string(cluster > 1 ? "Two CTAs computing vertically neighbouring tiles form a cluster: each loads half of every "
+                                     "B slice from L2 and multicasts it into both. "
+                                   : "There are no clusters: each CTA loads its own A and B slices. ") +
+           "K = " + std::to_string(k) + ". How many KiB does one CTA read from L2 for its whole tile?";
+  q.unit = "KiB";
+  q.answer = double(slices) * b.read() / 1024;
+  q.explanation = "a k-slice is 128 bytes of K, " + std::to_string(b.block_k) + " fp8 elements: " + std::to_string(k) + " / " +
+                  std::to_string(b.block_k) + " = " + std::to_string(slices) + " slices x (A " + num(b.a / 1024.0) + " KiB + " +
+                  (cluster > 1 ? "its half of B " : "B ") + num(b.b_share / 1024.0) + " KiB) = " + num(q.answer) +
+                  " KiB; in bf16 the same stage bytes would be read " + std::to_string(k / 64) + " times: " +
+                  num(2 * q.answer) + " KiB for the same FLOPs";
+  q.reveal = s;
+  q.reveal_highlights = {"stages", "measured"};
+  return q;
+}
+
 // The K ranges kernels::gemm_k_splits picks with split_k 0 (the kernel's default) on the H100's SMs.
 Question k_ranges(const QuizParams& p, const SceneState& base) {
   GridState s = base_or_default<GridState>(base);
@@ -442,6 +482,7 @@ Question make_question(std::string_view id, const QuizParams& params, const Scen
     else if (id == "wave-blocks") q = wave_blocks(params, base);
     else if (id == "cluster-l2-bytes") q = cluster_l2_bytes(params, base);
     else if (id == "k-ranges") q = k_ranges(params, base);
+    else if (id == "fp8-l2-bytes") q = fp8_l2_bytes(params, base);
     else if (id == "store-chunks") q = store_chunks(params, base);
     else if (id == "clock-tflops") q = clock_tflops(params, base);
     else if (is_attention_quiz(id)) q = make_attention_question(id, params, base);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "kernels/gemm/gemm_api.hpp"
 #include "sim/machine.hpp"
 #include "viz/lesson/banks_model.hpp"
 
@@ -21,10 +22,10 @@ const std::vector<SceneInfo>& scenes() {
        {"view", "swap", "n", "lane", "row", "col"},
        {"tile", "lane", "registers", "element", "subtiles", "warps"}},
       {SceneKind::pipeline, "pipeline", "Pipeline timeline",
-       {"m", "n", "k", "stages", "block_n", "cluster", "sm", "from", "to"},
+       {"m", "n", "k", "in", "stages", "block_n", "cluster", "sm", "from", "to"},
        {"producer", "consumers", "tensor", "idle", "epilogue", "stages", "measured"}},
       {SceneKind::grid, "grid", "Grid and L2",
-       {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k", "wave", "colour"},
+       {"m", "n", "k", "in", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k", "wave", "colour"},
        {"tiles", "sms", "wave", "working-set", "simulated", "measured", "clusters", "multicast", "ranges"}},
       {SceneKind::accuracy, "accuracy", "Simulated against measured",
        {"sweep", "metric", "big", "stages"},
@@ -134,6 +135,8 @@ std::string_view name_of(OrderKnob o) {
   }
   return "?";
 }
+
+std::string_view name_of(InKnob i) { return i == InKnob::fp8 ? "fp8" : "bf16"; }
 
 std::string_view name_of(TileColour c) { return c == TileColour::wave ? "wave" : "l2"; }
 
@@ -272,6 +275,7 @@ KnobSpec on_off_knob(std::string name, std::string help, bool& value) {
 }
 
 constexpr OrderKnob kOrders[] = {OrderKnob::row, OrderKnob::col, OrderKnob::grouped};
+constexpr InKnob kInTypes[] = {InKnob::bf16, InKnob::fp8};
 
 // split_k: "auto" (0, the kernel's choice per shape) or 1..kMaxSplitK K ranges.
 KnobSpec split_k_knob(uint32_t& value) {
@@ -304,6 +308,7 @@ KnobSpec gemm_knob(GemmKnobs& g, std::string_view name) {
   if (name == "persistent") return on_off_knob("persistent", "one block per SM looping over tiles, or one block per tile", g.persistent);
   if (name == "cluster") return number_knob("cluster", "CTAs per cluster along M, sharing each B slice by TMA multicast: 1 or 2", g.cluster, 1, 2);
   if (name == "split_k") return split_k_knob(g.split_k);
+  if (name == "in") return choice_knob("in", "element type of A and B: bf16, or fp8 e4m3 (128-deep k-slices, B stored N x K, per-tensor scales)", g.in, kInTypes);
   throw std::logic_error("no GEMM knob " + std::string(name));
 }
 
@@ -325,7 +330,7 @@ std::vector<KnobSpec> specs_of(FragmentsState& s) {
 }
 
 std::vector<KnobSpec> specs_of(PipelineState& s) {
-  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n", "cluster"});
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "in", "stages", "block_n", "cluster"});
   k.push_back(number_knob("sm", "the SM whose warps are drawn", s.sm, 0, 3));
   k.push_back(number_knob("from", "start of the shown part, % of the run", s.from, 0, 99));
   k.push_back(number_knob("to", "end of the shown part, % of the run", s.to, 1, 100));
@@ -335,7 +340,7 @@ std::vector<KnobSpec> specs_of(PipelineState& s) {
 
 std::vector<KnobSpec> specs_of(GridState& s) {
   static constexpr TileColour colours[] = {TileColour::wave, TileColour::l2};
-  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k"});
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "in", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k"});
   k.push_back(number_knob("wave", "the wave whose A and B blocks are marked", s.wave, 0, 4095));
   k.push_back(choice_knob("colour", "tiles coloured by wave, or by the L2 hit rate of their loads", s.colour, colours));
   return k;
@@ -433,6 +438,19 @@ std::string validate_gemm(const GemmKnobs& g) {
            " (the simulator times whole tiles)";
   if (g.cluster == 2 && g.stages < 2)
     return "cluster=2 needs stages=2 or more (the kernel's clusters run 2 to 4 stages: one stage has no load to share ahead of the MMAs)";
+  if (g.in == InKnob::fp8) {
+    // The kernel's own refusal (kernels::validate), for the configuration the scenes would run.
+    kernels::GemmConfig cfg;
+    cfg.in = kernels::InType::fp8;
+    cfg.b_row_major = false;
+    cfg.block_n = static_cast<int>(g.block_n);
+    cfg.stages = static_cast<int>(g.stages);
+    cfg.cluster = static_cast<int>(g.cluster);
+    if (const std::string why = kernels::validate({g.m, g.n, g.k}, cfg); !why.empty()) return "in=fp8: " + why;
+    if (g.k % 128 != 0)
+      return "in=fp8 needs k a multiple of 128, not " + std::to_string(g.k) +
+             " (an fp8 k-slice is 128 deep: the simulator times whole slices)";
+  }
   return "";
 }
 

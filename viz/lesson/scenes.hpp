@@ -59,6 +59,8 @@ struct FragmentsState {
 
 // ---- the GEMM of kernels/gemm/gemm.cuh, as the simulator runs it ----------------------------------
 enum class OrderKnob { row, col, grouped };
+// The element type of A and B: bf16, or FP8 E4M3 (kernels::InType::fp8: 128-deep slices, B N x K).
+enum class InKnob { bf16, fp8 };
 struct GemmKnobs {
   uint32_t m = 2048, n = 2048, k = 2048;
   uint32_t stages = 4;
@@ -70,6 +72,9 @@ struct GemmKnobs {
   // Split-K: K ranges (1..kMaxSplitK), each a block of its own storing an fp32 slice that a second
   // launch sums; 0 ("auto"): as many as the kernel picks for the shape (kernels::gemm_k_splits).
   uint32_t split_k = 0;
+  // A and B in bf16, or in fp8 e4m3 (the kernel's fp8 instance: B stored N x K, per-tensor scales,
+  // 128x256 tiles and 2..4 stages only, as kernels::validate says).
+  InKnob in = InKnob::bf16;
 };
 inline constexpr uint32_t kMaxGemmSide = 16384, kMaxSplitK = 16;
 
@@ -207,6 +212,7 @@ std::string_view name_of(SwizzleKnob s);
 std::string_view name_of(Access a);
 std::string_view name_of(FragmentView v);
 std::string_view name_of(OrderKnob o);
+std::string_view name_of(InKnob i);
 std::string_view name_of(TileColour c);
 std::string_view name_of(MeasuredSweep s);
 std::string_view name_of(AccuracyMetric m);
