@@ -123,8 +123,12 @@ struct attention_bwd {
   static constexpr uint32_t input_bytes = 2 * q_tile::bytes + 2 * sizeof(row_vector);
   struct output_stage {};
   struct consumer_state {
-    rt_fl<16, D> dk, dv;  // this warp's 16 keys
-    int dq_buffer = 0;    // which dQ staging tile comes next
+    rt_fl<16, D> dk{}, dv{};  // this warp's 16 keys
+    int dq_buffer = 0;        // which dQ staging tile comes next
+    // No dK, dV MMA of this tile yet: the first one overwrites the accumulators (wgmma's scale-d)
+    // instead of a zero fill, which the compiler turned into selects that every iteration ran
+    // (64 FSEL per lane and iteration at D = 64, 128 at D = 128: the SASS of the loop).
+    bool fresh = true;
   };
 
   struct position {
@@ -160,10 +164,7 @@ struct attention_bwd {
 
   static TS_KERNEL_FN void compute(consumer_state& s, tile_stage& t, input_stage& in, const globals& g, int tile,
                                    int consumer, int it) {
-    if (it == 0) {
-      zero(s.dk);
-      zero(s.dv);
-    }
+    if (it == 0) s.fresh = true;
     const position p = where(g, tile, it);
     const int k0 = (p.kv_block * consumers + consumer) * block_kv, q0 = p.q_block * block_q;
     if (Causal && q0 + block_q - 1 < k0) return;  // every query of this block precedes these keys
@@ -194,10 +195,12 @@ struct attention_bwd {
     rt_bf<16, block_q> p_t, ds_t;
     copy(p_t, att);
     copy(ds_t, d_att);
+    const bool accumulate = !s.fresh;
+    s.fresh = false;
     warpgroup::mma_fence(s.dv);
-    warpgroup::mma_AB(s.dv, p_t, in.d_o);  // dV += P^T dO
+    warpgroup::mma_AB(s.dv, p_t, in.d_o, accumulate);  // dV += P^T dO
     warpgroup::mma_fence(s.dk);
-    warpgroup::mma_AB(s.dk, ds_t, in.q);  // dK += dS^T Q
+    warpgroup::mma_AB(s.dk, ds_t, in.q, accumulate);  // dK += dS^T Q
     warpgroup::mma_commit_group();
 
     // dQ += dS K over this consumer's keys, 64 columns at a time, added into global memory.
