@@ -32,43 +32,6 @@ double clock_mhz(const std::string& clock, const sim::MachineSpec& m) {
   return mhz;
 }
 
-namespace {
-
-// `next` appended to `total` as the launch that follows it.
-void append(sim::SimReport& total, sim::SimReport&& next) {
-  const double t0 = total.cycles, t = t0 + next.cycles;
-  auto blend = [&](double& a, double b) { a = t > 0 ? (a * t0 + b * next.cycles) / t : 0; };
-  blend(total.tensor_busy, next.tensor_busy);
-  blend(total.tma_busy, next.tma_busy);
-  blend(total.l2_busy, next.l2_busy);
-  blend(total.l2_store_busy, next.l2_store_busy);
-  blend(total.hbm_busy, next.hbm_busy);
-  for (int i = 0; i < sim::kPipes; ++i) {
-    blend(total.pipe_busy[i], next.pipe_busy[i]);
-    total.pipe_instructions[i] += next.pipe_instructions[i];
-  }
-  for (size_t i = 0; i < total.issue_busy.size(); ++i) blend(total.issue_busy[i], next.issue_busy[i]);
-  for (int st = 0; st < 2; ++st)
-    for (int w = 0; w < sim::kSmemWalks; ++w) {
-      auto &a = total.smem[st][w], &b = next.smem[st][w];
-      a.instructions += b.instructions, a.wavefronts += b.wavefronts, a.conflicts += b.conflicts;
-    }
-  total.bank_conflicts += next.bank_conflicts;
-  total.smem_wavefronts += next.smem_wavefronts;
-  total.l2_hits += next.l2_hits, total.l2_misses += next.l2_misses;
-  total.l2_hit_bytes += next.l2_hit_bytes, total.hbm_read_bytes += next.hbm_read_bytes;
-  total.hbm_write_bytes += next.hbm_write_bytes;
-  total.ops += next.ops;
-  total.blocks += next.blocks;
-  total.blocks_per_sm = std::max(total.blocks_per_sm, next.blocks_per_sm);
-  for (sim::Span s : next.spans) {
-    s.start += t0, s.end += t0;
-    total.spans.push_back(s);
-  }
-  total.cycles = t;
-}
-
-}  // namespace
 
 sim::SimReport simulate_launches(std::vector<kernels::TracedLaunch>& launches, const SimJob& job, const sim::EngineParams& p,
                                  uint32_t timeline_sms, Progress* progress) {
@@ -93,7 +56,7 @@ sim::SimReport simulate_launches(std::vector<kernels::TracedLaunch>& launches, c
     if (launches.size() == 1) {
       total = std::move(r);
     } else {
-      append(total, std::move(r));
+      sim::append_launch(total, r, true);
     }
   }
   if (launches.size() > 1) total.seconds = total.cycles / (p.clock_mhz * 1e6);

@@ -154,6 +154,13 @@ struct SimCancelled : std::runtime_error {
 // every warp blocked with nothing in flight, a block that cannot fit on an SM).
 SimReport simulate(GridTrace& grid, const EngineParams& p, const SimOptions& opt = {});
 
+// `next`, a launch that runs right after the one `total` reports (split-K's sum, attention's
+// backward passes), folded into it: cycles, instructions, wavefronts and bytes added, busy
+// fractions weighted by each launch's cycles. With `whole`, next's blocks and spans follow total's
+// (spans shifted by total's cycles); without, total keeps its own (what a scene of the first
+// launch draws).
+void append_launch(SimReport& total, const SimReport& next, bool whole);
+
 // Chrome trace event format (opens in Perfetto): one process per SM, one thread per warp
 // (sim/timeline.hpp writes and reads timelines with their configuration).
 std::string timeline_json(const SimReport& r, const EngineParams& p);

@@ -52,3 +52,43 @@ void Engine::finish_report() {
 }
 
 }  // namespace ts::sim::engine_state
+
+namespace ts::sim {
+
+void append_launch(SimReport& total, const SimReport& next, bool whole) {
+  const double t0 = total.cycles, t = t0 + next.cycles;
+  const auto blend = [&](double& a, double b) { a = t > 0 ? (a * t0 + b * next.cycles) / t : 0; };
+  blend(total.tensor_busy, next.tensor_busy);
+  blend(total.tma_busy, next.tma_busy);
+  blend(total.l2_busy, next.l2_busy);
+  blend(total.l2_store_busy, next.l2_store_busy);
+  blend(total.hbm_busy, next.hbm_busy);
+  for (int i = 0; i < kPipes; ++i) {
+    blend(total.pipe_busy[i], next.pipe_busy[i]);
+    total.pipe_instructions[i] += next.pipe_instructions[i];
+  }
+  for (size_t i = 0; i < total.issue_busy.size() && i < next.issue_busy.size(); ++i) blend(total.issue_busy[i], next.issue_busy[i]);
+  for (int st = 0; st < 2; ++st)
+    for (int w = 0; w < kSmemWalks; ++w) {
+      auto& a = total.smem[st][w];
+      const auto& b = next.smem[st][w];
+      a.instructions += b.instructions, a.wavefronts += b.wavefronts, a.conflicts += b.conflicts;
+    }
+  total.bank_conflicts += next.bank_conflicts;
+  total.smem_wavefronts += next.smem_wavefronts;
+  total.l2_hits += next.l2_hits, total.l2_misses += next.l2_misses;
+  total.l2_hit_bytes += next.l2_hit_bytes, total.hbm_read_bytes += next.hbm_read_bytes;
+  total.hbm_write_bytes += next.hbm_write_bytes;
+  total.ops += next.ops;
+  if (whole) {
+    total.blocks += next.blocks;
+    total.blocks_per_sm = std::max(total.blocks_per_sm, next.blocks_per_sm);
+    for (Span s : next.spans) {
+      s.start += t0, s.end += t0;
+      total.spans.push_back(s);
+    }
+  }
+  total.cycles = t;
+}
+
+}  // namespace ts::sim

@@ -21,6 +21,7 @@
 #include "sim/machine.hpp"
 #include "viz/lesson/gemm_sim.hpp"
 #include "viz/lesson/gemm_tiles.hpp"
+#include "tests/lesson_helpers.hpp"
 #include "viz/lesson/lesson.hpp"
 #include "viz/lesson/measured.hpp"
 #include "viz/lesson/pipeline_model.hpp"
@@ -28,36 +29,13 @@
 
 using namespace ts::viz;
 namespace fs = std::filesystem;
+using testing::all_prose;
+using testing::fixed;
+using testing::read_text;
 
 namespace {
 
-const Lesson& lesson19() {
-  static const LessonSet set = load_lessons(fs::path(TILESCOPE_TEST_LESSONS));
-  const int l = find_lesson(set, "fp8");
-  REQUIRE(l >= 0);
-  return set.lessons[l];
-}
-
-std::string all_prose(const Lesson& l) {
-  std::string s;
-  for (const LessonStep& step : l.steps) s += step.markdown + "\n";
-  std::replace(s.begin(), s.end(), '\n', ' ');  // a figure may be wrapped across lines
-  return s;
-}
-
-std::string read_text(const std::string& relative) {
-  std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) + "/" + relative);
-  REQUIRE(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+const Lesson& lesson19() { return testing::shipped_lesson("fp8"); }
 
 using Fp8Kernel = ts::kernels::gemm<256, 4, false, ts::bf16, 2, 1, ts::fp8e4m3>;
 using Bf16Kernel = ts::kernels::gemm<256, 4, true, ts::bf16, 2, 1>;

@@ -17,44 +17,22 @@
 #include "viz/lesson/gemm_sim.hpp"
 #include "viz/lesson/gemm_tiles.hpp"
 #include "viz/lesson/grid_model.hpp"
+#include "tests/lesson_helpers.hpp"
 #include "viz/lesson/lesson.hpp"
 #include "viz/lesson/measured.hpp"
 #include "viz/lesson/quiz.hpp"
 
 using namespace ts::viz;
 namespace fs = std::filesystem;
+using testing::all_prose;
+using testing::fixed;
+using testing::read_text;
 
 namespace {
 
 constexpr int kSms = 132;  // data/machines/h100-sxm.json (checked below)
 
-const Lesson& lesson07() {
-  static const LessonSet set = load_lessons(fs::path(TILESCOPE_TEST_LESSONS));
-  const int l = find_lesson(set, "persistent-skinny");
-  REQUIRE(l >= 0);
-  return set.lessons[l];
-}
-
-std::string all_prose(const Lesson& l) {
-  std::string s;
-  for (const LessonStep& step : l.steps) s += step.markdown + "\n";
-  std::replace(s.begin(), s.end(), '\n', ' ');  // a figure may be wrapped across lines
-  return s;
-}
-
-std::string read_text(const std::string& relative) {
-  std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) + "/" + relative);
-  REQUIRE(in);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string fixed(double v, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+const Lesson& lesson07() { return testing::shipped_lesson("persistent-skinny"); }
 
 int default_splits(int64_t m, int64_t n, int64_t k) {
   ts::kernels::GemmConfig cfg;

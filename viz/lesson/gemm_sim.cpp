@@ -140,37 +140,6 @@ void tile_l2_from_events(GemmSim& out, int sms) {
   ev.shrink_to_fit();
 }
 
-// `next`, a launch that runs after the one `total` reports, folded into it: cycles, counts and
-// bytes added, busy fractions weighted by each launch's cycles; spans, events and blocks stay the
-// first launch's (what the timeline and grid scenes draw).
-void append_launch(sim::SimReport& total, const sim::SimReport& next) {
-  const double t0 = total.cycles, t = t0 + next.cycles;
-  const auto blend = [&](double& a, double b) { a = t > 0 ? (a * t0 + b * next.cycles) / t : 0; };
-  blend(total.tensor_busy, next.tensor_busy);
-  blend(total.tma_busy, next.tma_busy);
-  blend(total.l2_busy, next.l2_busy);
-  blend(total.l2_store_busy, next.l2_store_busy);
-  blend(total.hbm_busy, next.hbm_busy);
-  for (int i = 0; i < sim::kPipes; ++i) {
-    blend(total.pipe_busy[i], next.pipe_busy[i]);
-    total.pipe_instructions[i] += next.pipe_instructions[i];
-  }
-  for (size_t i = 0; i < total.issue_busy.size(); ++i) blend(total.issue_busy[i], next.issue_busy[i]);
-  for (int st = 0; st < 2; ++st)
-    for (int w = 0; w < sim::kSmemWalks; ++w) {
-      auto &a = total.smem[st][w];
-      const auto& b = next.smem[st][w];
-      a.instructions += b.instructions, a.wavefronts += b.wavefronts, a.conflicts += b.conflicts;
-    }
-  total.bank_conflicts += next.bank_conflicts;
-  total.smem_wavefronts += next.smem_wavefronts;
-  total.l2_hits += next.l2_hits, total.l2_misses += next.l2_misses;
-  total.l2_hit_bytes += next.l2_hit_bytes, total.hbm_read_bytes += next.hbm_read_bytes;
-  total.hbm_write_bytes += next.hbm_write_bytes;
-  total.ops += next.ops;
-  total.cycles = t;
-}
-
 }  // namespace
 
 std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
@@ -205,7 +174,7 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
       auto sum = kernels::gemm_sum_trace(run.shape, run.cfg, static_cast<int>(p.sms));
       sim::SimReport r = sim::simulate(*sum, p, sim::SimOptions{});
       out->sum_cycles = r.cycles;
-      append_launch(out->report, r);
+      sim::append_launch(out->report, r, false);
       out->report.seconds = out->report.cycles / (p.clock_mhz * 1e6);
       out->report.flops = 2.0 * double(run.shape.m) * double(run.shape.n) * double(run.shape.k);
       out->report.tflops = out->report.seconds > 0 ? out->report.flops / out->report.seconds / 1e12 : 0;
