@@ -6,7 +6,6 @@
 // Everything here has internal linkage (static): the host and device builds of one instance, e.g.
 // gemm<256, 4, true, float>, share a mangled name but not a definition (tma::map differs), and a
 // program may link both.
-#include <algorithm>
 #include <cstdint>
 
 #include "kernels/gemm/gemm.cuh"
@@ -54,23 +53,23 @@ static void with_sum(const void* parts, void* c, const GemmShape& s, const GemmC
 }
 
 namespace dispatch {
-template <int BN, bool BRow, class TC, int C, class F>
+template <int BN, bool BRow, class TC, int C, class TI = bf16, class F>
 static void stages(const GemmConfig& cfg, F& f) {
   switch (cfg.stages) {
-    case 1: return f.template operator()<gemm<BN, 1, BRow, TC, C>>();
-    case 2: return f.template operator()<gemm<BN, 2, BRow, TC, C>>();
-    case 3: return f.template operator()<gemm<BN, 3, BRow, TC, C>>();
-    default: return f.template operator()<gemm<BN, 4, BRow, TC, C>>();
+    case 1: return f.template operator()<gemm<BN, 1, BRow, TC, C, 1, TI>>();
+    case 2: return f.template operator()<gemm<BN, 2, BRow, TC, C, 1, TI>>();
+    case 3: return f.template operator()<gemm<BN, 3, BRow, TC, C, 1, TI>>();
+    default: return f.template operator()<gemm<BN, 4, BRow, TC, C, 1, TI>>();
   }
 }
 // Clusters of 2 come with two consumers and 2..4 stages only (validate() says so): fewer instances
 // to compile, and a one-stage ring has no loads to share ahead of the MMAs anyway.
-template <int BN, bool BRow, class TC, class F>
+template <int BN, bool BRow, class TC, class TI = bf16, class F>
 static void clustered(const GemmConfig& cfg, F& f) {
   switch (cfg.stages) {
-    case 2: return f.template operator()<gemm<BN, 2, BRow, TC, 2, 2>>();
-    case 3: return f.template operator()<gemm<BN, 3, BRow, TC, 2, 2>>();
-    default: return f.template operator()<gemm<BN, 4, BRow, TC, 2, 2>>();
+    case 2: return f.template operator()<gemm<BN, 2, BRow, TC, 2, 2, TI>>();
+    case 3: return f.template operator()<gemm<BN, 3, BRow, TC, 2, 2, TI>>();
+    default: return f.template operator()<gemm<BN, 4, BRow, TC, 2, 2, TI>>();
   }
 }
 template <int BN, bool BRow, class TC, class F>
@@ -84,18 +83,11 @@ static void block_n(const GemmConfig& cfg, F& f) {
   if (cfg.block_n == 128) consumers<128, BRow, TC>(cfg, f);
   else consumers<256, BRow, TC>(cfg, f);
 }
-// FP8: 128x256 tiles, B N x K, 2..4 stages, clusters of 1 or 2 (validate() says so).
+// FP8: 128x256 tiles, B N x K, two consumers, clusters of 1 or 2 (validate() says so).
 template <class TC, class F>
 static void fp8(const GemmConfig& cfg, F& f) {
-  const int st = std::clamp(cfg.stages, 2, 4);
-  if (cfg.cluster == 2) {
-    if (st == 2) return f.template operator()<gemm<256, 2, false, TC, 2, 2, fp8e4m3>>();
-    if (st == 3) return f.template operator()<gemm<256, 3, false, TC, 2, 2, fp8e4m3>>();
-    return f.template operator()<gemm<256, 4, false, TC, 2, 2, fp8e4m3>>();
-  }
-  if (st == 2) return f.template operator()<gemm<256, 2, false, TC, 2, 1, fp8e4m3>>();
-  if (st == 3) return f.template operator()<gemm<256, 3, false, TC, 2, 1, fp8e4m3>>();
-  return f.template operator()<gemm<256, 4, false, TC, 2, 1, fp8e4m3>>();
+  if (cfg.cluster == 2) clustered<256, false, TC, fp8e4m3>(cfg, f);
+  else stages<256, false, TC, 2, fp8e4m3>(cfg, f);
 }
 }  // namespace dispatch
 
