@@ -63,6 +63,18 @@ TEST_CASE("every shared layout maps its elements one-to-one inside its footprint
           }
 }
 
+TEST_CASE("a layout's element offset is its linear offset swizzled, for every layout and element", "[swizzle]") {
+  for (uint32_t eb : {1u, 2u, 4u})
+    for (uint32_t rows : {1u, 3u, 8u, 64u})
+      for (uint32_t cols : {8u, 16u, 48u, 64u, 128u, 256u})
+        for (Swizzle s : {Swizzle::b32, Swizzle::b64, Swizzle::b128}) {
+          const SmemLayout l{eb, rows, cols, s, 0};
+          for (uint32_t r = 0; r < rows; ++r)
+            for (uint32_t c = 0; c < cols; ++c)
+              REQUIRE(l.element_offset(r, c) == swizzle_offset(s, l.linear_byte(r, c * eb)));
+        }
+}
+
 TEST_CASE("column blocks: a 256-byte row is two 128-byte blocks of all rows", "[swizzle]") {
   const SmemLayout l{2, 64, 128, Swizzle::b128, 0};
   CHECK(l.linear_byte(0, 128) == 64 * 128);  // column 64 starts the second block

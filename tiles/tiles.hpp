@@ -4,6 +4,7 @@
 #include "tiles/layout/fragments.hpp"
 #include "tiles/layout/swizzle.hpp"
 #include "tiles/sched/block_order.hpp"
+#include "tiles/sched/divisor.hpp"
 #include "tiles/sync/mbarrier.hpp"
 #include "tiles/tma/tma.hpp"
 #include "tiles/types/dtypes.hpp"

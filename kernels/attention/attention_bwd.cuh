@@ -107,7 +107,9 @@ struct attention_bwd {
     tma::map<kv_tile> k, v, dk, dv;
     tma::map<row_vector> lse_log2, delta;  // [B, H_q, 1, N padded to 64]: TMA rows are 16-byte multiples
     tma::map<dq_tile> dq;                  // fp32 [B, H_q, N, D], zeroed before the launch
-    int batch, heads_kv, group, kv_blocks, q_blocks, seq;  // kv_blocks of consumers x 64 keys
+    int batch;
+    divisor heads_kv, group, kv_blocks;  // group = H_q / H_kv; kv_blocks of consumers x 64 keys
+    int q_blocks, seq;
     float scale, scale_log2;
   };
   struct tile_stage {
@@ -135,16 +137,18 @@ struct attention_bwd {
     int b, h_kv, kv_block, h_q, q_block;
   };
   static TS_KERNEL_FN int first_q_block(int kv_block) { return Causal ? kv_block * consumers * block_kv / block_q : 0; }
-  // Blocks with the most query blocks (the first keys, when causal) start first.
+  // Blocks with the most query blocks (the first keys, when causal) start first. Iteration `it`
+  // takes the block's (it / group)-th query block for query head it % group of the group that
+  // shares these keys.
   static TS_KERNEL_FN position where(const globals& g, int tile, int it) {
-    const int bh = tile / g.kv_blocks, kv_block = tile % g.kv_blocks;
-    const int first = first_q_block(kv_block), per_head = g.q_blocks - first;
-    const int h_kv = bh % g.heads_kv;
-    return {bh / g.heads_kv, h_kv, kv_block, h_kv * g.group + it / per_head, first + it % per_head};
+    const int bh = g.kv_blocks.div(tile), kv_block = tile - bh * g.kv_blocks;
+    const int b = g.heads_kv.div(bh), h_kv = bh - b * g.heads_kv;
+    const int q = g.group.div(it);
+    return {b, h_kv, kv_block, h_kv * g.group + (it - q * g.group), first_q_block(kv_block) + q};
   }
   static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_kv * g.kv_blocks; }
   static TS_KERNEL_FN int iterations(const globals& g, int tile) {
-    return g.group * (g.q_blocks - first_q_block(tile % g.kv_blocks));
+    return g.group * (g.q_blocks - first_q_block(g.kv_blocks.mod(tile)));
   }
 
   static TS_KERNEL_FN void load_tile(tile_stage& t, const globals& g, int tile, barrier& full) {

@@ -78,9 +78,9 @@ static typename K::globals forward_globals(const void* q, const void* k, const v
                              tma::make_map<typename K::kv_tile>(gv),
                              gl<float>::make(lse, s.batch, s.heads_q, 1, s.seq),
                              static_cast<int>(s.batch),
-                             static_cast<int>(s.heads_q),
-                             static_cast<int>(s.heads_q / s.heads_kv),
-                             static_cast<int>(ceil_div(s.seq, K::consumers * K::block_q)),
+                             divisor(static_cast<int>(s.heads_q)),
+                             divisor(static_cast<int>(s.heads_q / s.heads_kv)),
+                             divisor(static_cast<int>(ceil_div(s.seq, K::consumers * K::block_q))),
                              static_cast<int>(s.seq),
                              scale,
                              scale * log2_e};
@@ -121,8 +121,8 @@ static backward_globals<B> make_backward_globals(const void* q, const void* k, c
                           tma::make_map<typename M::kv_tile>(kv_of(dk)), tma::make_map<typename M::kv_tile>(kv_of(dv)),
                           tma::make_map<typename M::row_vector>(rows_of(lse_log2)),
                           tma::make_map<typename M::row_vector>(rows_of(delta)), tma::make_map<typename M::dq_tile>(acc),
-                          static_cast<int>(s.batch), static_cast<int>(s.heads_kv), static_cast<int>(s.heads_q / s.heads_kv),
-                          static_cast<int>(ceil_div(s.seq, kBackwardKeysPerBlock)), q_blocks, static_cast<int>(s.seq), scale,
+                          static_cast<int>(s.batch), divisor(static_cast<int>(s.heads_kv)), divisor(static_cast<int>(s.heads_q / s.heads_kv)),
+                          divisor(static_cast<int>(ceil_div(s.seq, kBackwardKeysPerBlock))), q_blocks, static_cast<int>(s.seq), scale,
                           scale * log2_e},
       typename Q::globals{tma::make_map<typename Q::acc_tile>(acc), tma::make_map<typename Q::dq_tile>(q_of(dq)),
                           static_cast<int>(s.batch), static_cast<int>(s.heads_q), q_blocks, scale}};

@@ -35,7 +35,9 @@ struct attention_fwd {
     tma::map<q_tile> q, o;
     tma::map<kv_tile> k, v;
     gl<float> lse;  // [B, H_q, 1, N]
-    int batch, heads_q, group, q_blocks, seq;  // group = H_q / H_kv; q_blocks of consumers x 64 rows
+    int batch;
+    divisor heads_q, group, q_blocks;  // group = H_q / H_kv; q_blocks of consumers x 64 rows
+    int seq;
     float scale, scale_log2;                   // softmax scale, and times log2(e) for exp2
   };
   struct tile_stage {
@@ -65,8 +67,8 @@ struct attention_fwd {
   };
   // Consecutive tiles share a head, so K and V stay in L2; the longest (causal) blocks start first.
   static TS_KERNEL_FN position where(const globals& g, int tile) {
-    const int bh = tile / g.q_blocks;
-    return {bh / g.heads_q, bh % g.heads_q, g.q_blocks - 1 - tile % g.q_blocks};
+    const int bh = g.q_blocks.div(tile), b = g.heads_q.div(bh);
+    return {b, bh - b * g.heads_q, g.q_blocks - 1 - (tile - bh * g.q_blocks)};
   }
   static TS_KERNEL_FN int first_row(const position& p, int consumer) { return (p.q_block * consumers + consumer) * block_q; }
 
@@ -83,8 +85,8 @@ struct attention_fwd {
   }
   static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int kv_block, barrier& full) {
     const position p = where(g, tile);
-    tma::load_async(in.k, g.k, {p.b, p.h / g.group, kv_block, 0}, full);
-    tma::load_async(in.v, g.v, {p.b, p.h / g.group, kv_block, 0}, full);
+    tma::load_async(in.k, g.k, {p.b, g.group.div(p.h), kv_block, 0}, full);
+    tma::load_async(in.v, g.v, {p.b, g.group.div(p.h), kv_block, 0}, full);
   }
 
   static TS_KERNEL_FN void compute(consumer_state& s, const tile_stage& t, input_stage& in, const globals& g, int tile,

@@ -60,8 +60,15 @@ struct SmemLayout {
     const uint32_t block = byte_in_row / block_row_bytes();
     return block * rows * block_row_bytes() + r * block_row_bytes() + byte_in_row % block_row_bytes();
   }
+  // swizzle_offset(swizzle, linear_byte(r, byte_in_row)) with the XOR kept to the bytes below the
+  // span: the chunk index it applies comes from the bits above them alone, so a compiler sees that
+  // the elements a lane stores along one row share it, and a store costs an XOR and an add instead
+  // of a fresh swizzle each (the attention backward's fp32 dQ staging stores).
   TS_HD constexpr uint32_t byte_offset(uint32_t r, uint32_t byte_in_row) const {
-    return swizzle_offset(swizzle, linear_byte(r, byte_in_row));
+    const uint32_t span = span_bytes(swizzle);
+    if (swizzle == Swizzle::none || row_bytes() < span) return swizzle_offset(swizzle, linear_byte(r, byte_in_row));
+    const uint32_t high = (byte_in_row / span) * rows * span + r * span, low = byte_in_row % span;
+    return high + (low ^ (((high >> 7) & (span / 16 - 1)) << 4));
   }
   TS_HD constexpr uint32_t element_offset(uint32_t r, uint32_t c) const {
     return byte_offset(r, c * elem_bytes);

@@ -26,10 +26,10 @@ void fill_grid(CausalGrid& g) {
   using K = kernels::attention_fwd<D, Causal, 3, false>;  // the order and loop bounds do not depend on Overlap
   typename K::globals glob{};
   glob.batch = 1;
-  glob.heads_q = 1;
-  glob.group = 1;
+  glob.heads_q = divisor(1);
+  glob.group = divisor(1);
   glob.seq = g.seq;
-  glob.q_blocks = static_cast<int>(kernels::ceil_div(g.seq, K::consumers * K::block_q));
+  glob.q_blocks = divisor(static_cast<int>(kernels::ceil_div(g.seq, K::consumers * K::block_q)));
   g.consumers = K::consumers;
   g.block_q = K::consumers * K::block_q;
   g.block_kv = K::block_kv;

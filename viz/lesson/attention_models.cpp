@@ -48,8 +48,8 @@ void with_forward_kernel(int dim, bool causal, int consumers, bool overlap, F&& 
 template <class K>
 typename K::globals forward_globals_of(int64_t seq, int64_t heads) {
   typename K::globals g{};
-  g.batch = 1, g.heads_q = static_cast<int>(heads), g.group = 1, g.seq = static_cast<int>(seq);
-  g.q_blocks = static_cast<int>(kernels::ceil_div(seq, K::consumers * K::block_q));
+  g.batch = 1, g.heads_q = divisor(static_cast<int>(heads)), g.group = divisor(1), g.seq = static_cast<int>(seq);
+  g.q_blocks = divisor(static_cast<int>(kernels::ceil_div(seq, K::consumers * K::block_q)));
   return g;
 }
 
@@ -98,8 +98,8 @@ BackwardModel backward_loop(const AttnKnobs& a) {
   const auto run = [&]<int D, bool Causal>() {
     using K = kernels::attention_bwd<D, Causal>;
     typename K::globals g{};
-    g.batch = 1, g.heads_kv = int(a.heads), g.group = 1, g.seq = int(a.n);
-    g.kv_blocks = static_cast<int>(kernels::ceil_div(a.n, K::consumers * K::block_kv));
+    g.batch = 1, g.heads_kv = divisor(int(a.heads)), g.group = divisor(1), g.seq = int(a.n);
+    g.kv_blocks = divisor(static_cast<int>(kernels::ceil_div(a.n, K::consumers * K::block_kv)));
     g.q_blocks = static_cast<int>(kernels::ceil_div(a.n, K::block_q));
     b.consumers = K::consumers, b.block_kv = K::block_kv, b.block_q = K::block_q, b.ctas = K::num_tiles(g);
     for (int t = 0; t < K::num_tiles(g); ++t)

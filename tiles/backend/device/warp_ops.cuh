@@ -130,9 +130,21 @@ template <class T, int N, class L, class SV> __device__ inline void load_vec(rv<
   [[maybe_unused]] stamp::Scope stamp(sim::OpKind::smem_load);
   const int lane = laneid();
 #pragma unroll
-  for (int b = 0; b < N / 16; ++b)
+  for (int b = 0; b < N / 16; ++b) {
+    if constexpr (std::is_same_v<L, by_thread_l> && std::is_same_v<T, float> && std::is_same_v<typename SV::dtype, float>) {
+      // Slots 2m and 2m + 1 are neighbours (8-byte aligned): one 8-byte load, which the compiler
+      // does not form by itself once the addresses are known to be shared ones.
 #pragma unroll
-    for (int s = 0; s < rv<T, N, L>::slots; ++s) dst.data[b][s] = src.data[16 * b + vector_element<L>(lane, s)];
+      for (int m = 0; m < rv<T, N, L>::slots / 2; ++m) {
+        const float2 v = *reinterpret_cast<const float2*>(&src.data[16 * b + vector_element<L>(lane, 2 * m)]);
+        dst.data[b][2 * m] = v.x;
+        dst.data[b][2 * m + 1] = v.y;
+      }
+    } else {
+#pragma unroll
+      for (int s = 0; s < rv<T, N, L>::slots; ++s) dst.data[b][s] = src.data[16 * b + vector_element<L>(lane, s)];
+    }
+  }
 }
 // Only one replica of each element writes (the first lane of a group, or group 0), so no two
 // lanes store to one address.

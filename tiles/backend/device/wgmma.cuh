@@ -18,26 +18,34 @@ constexpr uint64_t descriptor_swizzle_code(layout::Swizzle s) {
   }
 }
 
-// Descriptor of the kstep-th slice of a shared tile one wgmma consumes (32 bytes of K: 16 bf16 or
+// The descriptors of a shared tile's k-slices, as one wgmma consumes them (32 bytes of K: 16 bf16 or
 // 32 fp8 elements; PTX ISA, "Matrix Descriptor Format" and "Major-ness supported by strides").
 // K-major: K runs along the tile's columns; MN-major: K runs along its rows. Offsets come from the
-// tile's own SmemLayout, so they match TMA's bytes.
+// tile's own SmemLayout, so they match TMA's bytes. The tile's address, strides and swizzle are
+// encoded once and each slice adds its offset to the 14-bit address field: an address within the
+// CTA's shared memory is below 256 KiB, so the field never carries into the next. (The bits above
+// are the CTA's rank in a cluster, which a descriptor leaves out.) (Encoding every slice's descriptor
+// whole cost about 10 instructions a wgmma, masks, shifts and moves to uniform registers: a
+// quarter of the attention loops' instructions, H100 SASS of 2026-11-26.)
 template <SharedTile ST, bool MNMajor>
-__device__ inline uint64_t descriptor(const ST& tile, int kstep) {
-  constexpr uint32_t span = ST::smem_layout().block_row_bytes();
-  uint32_t start, leading, stride;
-  if constexpr (MNMajor) {
-    start = ST::smem_layout().linear_byte(kstep * mma_k<typename ST::dtype>, 0);
-    leading = ST::rows * span;  // from one column block (swizzle span of M/N) to the next
-    stride = 8 * span;          // from 8 rows of K to the next 8
-  } else {
-    start = ST::smem_layout().linear_byte(0, kstep * 32);
-    leading = 16;               // unused by swizzled K-major layouts
-    stride = 8 * span;          // from 8 rows of M/N to the next 8
+struct descriptors {
+  static constexpr uint32_t span = ST::smem_layout().block_row_bytes();
+  // From one column block (swizzle span of M/N) to the next; unused by swizzled K-major layouts.
+  static constexpr uint32_t leading = MNMajor ? ST::rows * span : 16;
+  static constexpr uint32_t stride = 8 * span;  // from 8 rows (of K, or of M/N) to the next 8
+  static constexpr uint32_t start(int kstep) {
+    return MNMajor ? ST::smem_layout().linear_byte(kstep * mma_k<typename ST::dtype>, 0) : ST::smem_layout().linear_byte(0, kstep * 32);
   }
-  const uint32_t addr = smem_addr(tile.data) + start;
-  return static_cast<uint64_t>((addr & 0x3FFFF) >> 4) | (static_cast<uint64_t>(leading >> 4) << 16) |
-         (static_cast<uint64_t>(stride >> 4) << 32) | (descriptor_swizzle_code(ST::swizzle) << 62);
+  uint32_t lo, hi;  // bits 0-31: address >> 4 and leading >> 4; bits 32-63: stride >> 4 and the swizzle
+  __device__ explicit descriptors(const ST& tile)
+      : lo(((smem_addr(tile.data) & 0x3FFFF) >> 4) | ((leading >> 4) << 16)),
+        hi((stride >> 4) | static_cast<uint32_t>(descriptor_swizzle_code(ST::swizzle) << 30)) {}
+  __device__ uint64_t operator[](int kstep) const {
+    return (static_cast<uint64_t>(hi) << 32) | (lo + (start(kstep) >> 4));
+  }
+};
+template <SharedTile ST, bool MNMajor> __device__ inline uint64_t descriptor(const ST& tile, int kstep) {
+  return descriptors<ST, MNMajor>(tile)[kstep];
 }
 
 template <class T, int N, int TransA, int TransB>
@@ -103,11 +111,10 @@ __device__ inline void mma_smem(rt_fl<16, N>& d, const SA& a, const SB& b, bool 
   static_assert(std::is_same_v<T, typename SB::dtype>, "warpgroup::mma: A and B element types differ");
   static_assert(K % mma_k<T> == 0, "warpgroup::mma: K must be a multiple of one wgmma's depth (mma_k)");
   auto& regs = device::accumulator_regs(d);
+  const device::descriptors<SA, MNMajorA> da(a);
+  const device::descriptors<SB, MNMajorB> db(b);
 #pragma unroll
-  for (int k = 0; k < K / mma_k<T>; ++k) {
-    device::wgmma_ss<T, N, MNMajorA, MNMajorB>(regs, device::descriptor<SA, MNMajorA>(a, k),
-                                               device::descriptor<SB, MNMajorB>(b, k), (accumulate || k > 0) ? 1u : 0u);
-  }
+  for (int k = 0; k < K / mma_k<T>; ++k) device::wgmma_ss<T, N, MNMajorA, MNMajorB>(regs, da[k], db[k], (accumulate || k > 0) ? 1u : 0u);
 }
 }  // namespace detail
 
@@ -138,10 +145,11 @@ template <int N, int K, class T, TileLayout L>
 __device__ inline void mma_AB(rt_fl<16, N>& d, const rt<T, 16, K, L>& a, const st<T, K, N>& b, bool accumulate = true) {
   static_assert(std::is_same_v<L, row_l>, "warpgroup::mma_AB: a register A operand must be in row layout (rt<T, 16, K, row_l>)");
   auto& regs = device::accumulator_regs(d);
+  const device::descriptors<st<T, K, N>, true> db(b);
 #pragma unroll
   for (int k = 0; k < K / 16; ++k) {
     const uint32_t(&frag)[4] = *reinterpret_cast<const uint32_t(*)[4]>(&a.tiles[0][k][0]);
-    device::wgmma_rs<T, N, 1>(regs, frag, device::descriptor<st<T, K, N>, true>(b, k), (accumulate || k > 0) ? 1u : 0u);
+    device::wgmma_rs<T, N, 1>(regs, frag, db[k], (accumulate || k > 0) ? 1u : 0u);
   }
 }
 
