@@ -88,7 +88,10 @@ struct attention_bwd_prep {
   static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {}
 };
 
-template <int D, bool Causal, int Stages = 2>
+// Stages: the causal D = 64 backward runs 11 % faster with three than with two (and than with four),
+// the others fastest with two; at D = 128 a third does not fit beside the tile stage. H100,
+// attention_once, 2026-11-26: data/measured/h100/attention/bwd-stages.txt.
+template <int D, bool Causal, int Stages = (D == 64 && Causal) ? 3 : 2>
 struct attention_bwd {
   static_assert(D == 64 || D == 128, "attention_bwd: head dimension 64 or 128");
   static constexpr int consumers = 2, block_kv = 64, block_q = 64, stages = Stages;
@@ -201,33 +204,49 @@ struct attention_bwd {
     copy(ds_t, d_att);
     const bool accumulate = !s.fresh;
     s.fresh = false;
-    warpgroup::mma_fence(s.dv);
-    warpgroup::mma_AB(s.dv, p_t, in.d_o, accumulate);  // dV += P^T dO
-    warpgroup::mma_fence(s.dk);
-    warpgroup::mma_AB(s.dk, ds_t, in.q, accumulate);  // dK += dS^T Q
-    warpgroup::mma_commit_group();
 
-    // dQ += dS K over this consumer's keys, 64 columns at a time, added into global memory.
+    // dV += P^T dO, then dQ += dS K (64 columns at a time, added into global memory), then
+    // dK += dS^T Q: dS^T goes to shared memory for dQ's MMA while dV's runs, and the first dQ share
+    // is stored while dK's runs.
+    warpgroup::mma_fence(s.dv);
+    warpgroup::mma_AB(s.dv, p_t, in.d_o, accumulate);
+    warpgroup::mma_commit_group();
     warp::store(t.ds[consumer], ds_t, 16 * warpgroup::warpid(), 0);
     fence_async_shared();
     warpgroup::sync(consumer);
-    const bool leader = warpgroup::warpid() == 0 && elect_one();
-#pragma unroll
-    for (int j = 0; j < D / 64; ++j) {
-      rt_fl<16, 64> dq;
-      warpgroup::mma_fence(dq);
-      warpgroup::mma_AtB(dq, t.ds[consumer], column_block(t.k[consumer], j), false);
-      warpgroup::mma_commit_group();
+    rt_fl<16, 64> dq;
+    multiply_dq(dq, t, consumer, 0);
+    warpgroup::mma_fence(s.dk);
+    warpgroup::mma_AB(s.dk, ds_t, in.q, accumulate);
+    warpgroup::mma_commit_group();
+    warpgroup::mma_async_wait<1>(dq);  // dV's and the first share's groups are done; dK's may run on
+    add_dq(s, t, g, p, consumer, dq, 0);
+    if constexpr (D == 128) {
+      multiply_dq(dq, t, consumer, 1);
       warpgroup::mma_async_wait<0>(dq);
-      dq_tile& staging = t.dq[consumer][s.dq_buffer];
-      s.dq_buffer ^= 1;
-      if (leader) tma::store_async_read_wait<1>();  // the share before last has left this tile
-      warpgroup::sync(consumer);
-      warpgroup::store(staging, dq);
-      fence_async_shared();
-      warpgroup::sync(consumer);
-      if (leader) tma::store_add_async(g.dq, staging, {p.b, p.h_q, p.q_block, j});
+      add_dq(s, t, g, p, consumer, dq, 1);
     }
+    warpgroup::mma_async_wait<0>(s.dk);  // dK's MMA reads this stage's Q, which goes back on return
+    warpgroup::mma_async_wait<0>(s.dv);  // (no wait: tells the compiler dV's registers are written)
+  }
+
+  static TS_KERNEL_FN void multiply_dq(rt_fl<16, 64>& dq, tile_stage& t, int consumer, int j) {
+    warpgroup::mma_fence(dq);
+    warpgroup::mma_AtB(dq, t.ds[consumer], column_block(t.k[consumer], j), false);
+    warpgroup::mma_commit_group();
+  }
+  // Columns [64 j, 64 j + 64) of this consumer's dQ share, through a staging tile, by TMA's reducing store.
+  static TS_KERNEL_FN void add_dq(consumer_state& s, tile_stage& t, const globals& g, const position& p, int consumer,
+                                  const rt_fl<16, 64>& dq, int j) {
+    const bool leader = warpgroup::warpid() == 0 && elect_one();
+    dq_tile& staging = t.dq[consumer][s.dq_buffer];
+    s.dq_buffer ^= 1;
+    if (leader) tma::store_async_read_wait<1>();  // the share before last has left this tile
+    warpgroup::sync(consumer);
+    warpgroup::store(staging, dq);
+    fence_async_shared();
+    warpgroup::sync(consumer);
+    if (leader) tma::store_add_async(g.dq, staging, {p.b, p.h_q, p.q_block, j});
   }
 
   // The last dK and dV MMAs are done (the dQ loop waited); this tells the compiler so.
