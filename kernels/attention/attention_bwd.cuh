@@ -88,10 +88,12 @@ struct attention_bwd_prep {
   static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {}
 };
 
-// Stages: the causal D = 64 backward runs 11 % faster with three than with two (and than with four),
-// the others fastest with two; at D = 128 a third does not fit beside the tile stage. H100,
-// attention_once, 2026-11-26: data/measured/h100/attention/bwd-stages.txt.
-template <int D, bool Causal, int Stages = (D == 64 && Causal) ? 3 : 2>
+// Stages and dQ staging buffers, measured (H100, attention_once, 2026-11-26: data/measured/h100/
+// attention/bwd-stages.txt, bwd-stages-buffers.txt): the causal D = 64 backward is fastest with three
+// stages and one staging tile per consumer (386 TFLOPS at N 16384, against 373 with two and two); the
+// others with two and two (at D = 128, one staging tile makes room for a third stage, which measured
+// 3 % slower).
+template <int D, bool Causal, int Stages = (D == 64 && Causal) ? 3 : 2, int DqBuffers = (D == 64 && Causal) ? 1 : 2>
 struct attention_bwd {
   static_assert(D == 64 || D == 128, "attention_bwd: head dimension 64 or 128");
   static constexpr int consumers = 2, block_kv = 64, block_q = 64, stages = Stages;
@@ -118,7 +120,7 @@ struct attention_bwd {
   struct tile_stage {
     kv_tile k[consumers], v[consumers];  // loaded once per block (tile_bytes)
     st<bf16, block_kv, block_q> ds[consumers];  // dS^T, the A operand of dQ += dS K
-    dq_tile dq[consumers][2];  // dQ shares on their way to global memory: one fills while TMA reads the other
+    dq_tile dq[consumers][DqBuffers];  // dQ shares on their way to global memory: one fills while TMA reads another
   };
   static constexpr uint32_t tile_bytes = 2 * consumers * kv_tile::bytes;
   struct input_stage {
@@ -240,8 +242,8 @@ struct attention_bwd {
                                   const rt_fl<16, 64>& dq, int j) {
     const bool leader = warpgroup::warpid() == 0 && elect_one();
     dq_tile& staging = t.dq[consumer][s.dq_buffer];
-    s.dq_buffer ^= 1;
-    if (leader) tma::store_async_read_wait<1>();  // the share before last has left this tile
+    s.dq_buffer = (s.dq_buffer + 1) % DqBuffers;
+    if (leader) tma::store_async_read_wait<DqBuffers - 1>();  // the share this tile held last has left it
     warpgroup::sync(consumer);
     warpgroup::store(staging, dq);
     fence_async_shared();
