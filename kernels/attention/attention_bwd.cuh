@@ -16,9 +16,11 @@
 // together. Tried in the simulator (N 16384, D 128, 2026-11-25): 14.1 ms as here, 17.5 ms with the
 // consumers taking turns at the whole share, 16.5 ms with each multiplying half its columns, L2's
 // store side 70 % busy here against 28-29 % there. A handoff that does not lock them (dS^T ready and
-// free signalled on mbarriers, dQ one iteration late) is what could win the bytes back, and the GPU says
-// it is worth it: L2 is the busiest unit (79-92 % in Nsight Compute, three quarters of it dQ's reducing
-// stores) while the tensor pipe is active 41-50 % (data/measured/h100/attention/bwd-l2.txt).
+// free signalled on mbarriers, dQ one iteration late) is what could win the bytes back. On the GPU, L2
+// is the busiest unit here (79-92 % in Nsight Compute, three quarters of it dQ's reducing stores; the
+// tensor pipe active 41-50 %: data/measured/h100/attention/bwd-l2.txt), but a per-block share summed
+// over an mbarrier hand-over freed L2 (49 %) and gained only 2-7 % without a mask, lost 4-6 % causal:
+// the kernel is then bound by its own waits (bwd-shared-dq.txt).
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include <cmath>
 
