@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -19,9 +18,9 @@
 #include "app/verbs.hpp"
 #include "sim/stamps.hpp"
 #include "sim/timeline.hpp"
+#include "kernels/gemm/gemm_bench.hpp"  // the sweep names; the bench itself needs CUDA
 #include "kernels/stamps/recorded.hpp"
 #if TILESCOPE_HAVE_CUDA
-#include "kernels/gemm/gemm_bench.hpp"
 #include "kernels/gpu.hpp"
 #endif
 
@@ -186,9 +185,7 @@ VerbRun add_bench_verb(CLI::App& cli) {
         throw UsageError("bench attention times the default forward against cuDNN; --consumers and --overlap go with --timeline-measured");
     } else {
       if (!args->shapes.empty()) throw UsageError("--shape is for bench attention (bench gemm takes --m, --n, --k)");
-      static const std::set<std::string> sweeps = {"size", "skinny", "stages", "order", "layout", "tile", "cluster", "splitk", "shapes", "fp8", "holdout"};
-      if (!args->only.empty() && !sweeps.count(args->only))
-        throw UsageError("unknown sweep '" + args->only + "' (expected size, skinny, stages, order, layout, tile, cluster, splitk, shapes, fp8 or holdout)");
+      if (!args->only.empty() && !kernels::is_gemm_sweep(args->only)) throw UsageError(kernels::unknown_gemm_sweep(args->only));
     }
 #if TILESCOPE_HAVE_CUDA
     if (const std::string why = kernels::hopper_unavailable("bench " + ja.kernel); !why.empty()) throw UsageError(why);

@@ -376,6 +376,7 @@ GemmCheck check_gemm_against_cublas(const GemmShape& s, GemmConfig cfg, unsigned
 }
 
 int run_gemm_bench(bool quick, const std::string& json_path, const std::string& only_group) {
+  if (!only_group.empty() && !is_gemm_sweep(only_group)) throw std::invalid_argument(unknown_gemm_sweep(only_group));
   std::vector<BenchRow> rows;
   auto add = [&](const char* group, int64_t m, int64_t n, int64_t k, GemmConfig cfg) {
     if (only_group.empty() || only_group == group) rows.push_back({group, {m, n, k}, cfg});
@@ -460,8 +461,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     add("holdout", 12288, 12288, 4096, with([](GemmConfig& c) { c.order = {sched::Order::grouped, 4}; }));
     add("holdout", 4096, 4096, 8192, with([](GemmConfig& c) { c.stages = 2; c.b_row_major = false; }));
   }
-  if (rows.empty())
-    throw std::invalid_argument("unknown sweep '" + only_group + "' (expected size, skinny, stages, order, layout, tile, cluster, splitk, shapes, fp8 or holdout)");
+  if (rows.empty()) throw std::invalid_argument("sweep '" + only_group + "' has no rows in the quick subset");
   return bench_rows(rows, json_path);
 }
 

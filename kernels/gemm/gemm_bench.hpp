@@ -1,5 +1,6 @@
 #pragma once
 // GPU-side checks and benchmarks of the GEMM against cuBLAS (gemm_bench.cu). Plain C++ interface.
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,24 @@ struct BenchRow {
   double sm_clock_mhz = 0;  // while our kernel ran right after the timed runs (BlockClock)
 };
 
+// The sweeps `bench gemm --only` takes, by name, and the message for any other name: the CLI checks
+// a name before it needs a GPU, run_gemm_bench again when called from elsewhere.
+inline constexpr const char* gemm_sweeps[] = {"size", "skinny", "stages", "order", "layout", "tile",
+                                              "cluster", "splitk", "shapes", "fp8", "holdout"};
+inline bool is_gemm_sweep(const std::string& name) {
+  for (const char* s : gemm_sweeps)
+    if (name == s) return true;
+  return false;
+}
+inline std::string unknown_gemm_sweep(const std::string& name) {
+  std::string expected;
+  for (std::size_t i = 0; i < std::size(gemm_sweeps); ++i)
+    expected += std::string(i == 0 ? "" : i + 1 == std::size(gemm_sweeps) ? " or " : ", ") + gemm_sweeps[i];
+  return "unknown sweep '" + name + "' (expected " + expected + ")";
+}
+
 // The sweep of the tiles/ issue (sizes, skinny K, stages, block orders x persistence), or a
-// quick subset. Prints a table (last) and writes JSON to json_path when not empty.
+// quick subset, or one sweep by name. Prints a table (last) and writes JSON to json_path when not empty.
 int run_gemm_bench(bool quick, const std::string& json_path, const std::string& only_group);
 // One configuration a user names, timed as the sweeps' rows are (group "custom").
 int run_gemm_bench_config(const GemmShape& shape, const GemmConfig& cfg, const std::string& json_path);
