@@ -42,6 +42,7 @@ struct EngineParams {
   double tma_store_latency = 557;           // a store alone: issue to its shared source read
   double tma_store_latency_under_load = 4300;  // ... while every SM stores
   double store_bytes_per_cycle = 1970;      // chip-wide rate at which the L2 takes TMA stores
+  double reduce_bytes_per_cycle = 1970;     // ... and TMA reducing stores (a read-modify-write in L2)
   double barrier_latency = 20;              // from phase completion to a waiter running
   // The SM's sub-partitions (at most kMaxSubPartitions) and their math pipes, indexed by Pipe:
   // cycles between two warp instructions on one pipe, and from an instruction to its result.

@@ -57,8 +57,10 @@ void Engine::store_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
   const double load = std::min(1.0, double(stores_in_flight_.size()) / p_.sms);
   const double latency = p_.tma_store_latency + load * (p_.tma_store_latency_under_load - p_.tma_store_latency);
   sm.tma_data_free = std::max(sm.tma_data_free, start) + bytes / p_.tma_bytes_per_cycle_per_sm;
-  store_free_ = std::max(store_free_, start) + bytes / p_.store_bytes_per_cycle;
-  store_busy_ += bytes / p_.store_bytes_per_cycle;
+  // A reducing store (count 1: attention's dQ) is a read-modify-write in L2, at its own measured rate.
+  const double l2_cycles = bytes / (op.count == 1 ? p_.reduce_bytes_per_cycle : p_.store_bytes_per_cycle);
+  store_free_ = std::max(store_free_, start) + l2_cycles;
+  store_busy_ += l2_cycles;
   const double read_done = std::max({start + latency, sm.tma_data_free, store_free_});
   stores_in_flight_.push(read_done);
   // The L2 allocates the stored lines (written back later): they take room from inputs. A

@@ -38,6 +38,7 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.tma_store_latency = m.tma_store_latency.value;
   p.tma_store_latency_under_load = m.tma_store_latency_under_load.value;
   p.store_bytes_per_cycle = m.tma_store_bandwidth.value * bytes_per_cycle_per_tbs;
+  p.reduce_bytes_per_cycle = m.tma_reduce_bandwidth.value * bytes_per_cycle_per_tbs;
   // What the bench's CUDA events see besides the kernel's own run (not the back-to-back rate).
   p.kernel_launch_cycles = m.launch_latency_timed.value * p.clock_mhz;
   p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);

@@ -70,6 +70,7 @@ const std::vector<MachineField>& machine_fields() {
       {"tma_store_latency", "cycles", &MachineSpec::tma_store_latency},
       {"tma_store_latency_under_load", "cycles", &MachineSpec::tma_store_latency_under_load},
       {"tma_store_bandwidth", "TB/s", &MachineSpec::tma_store_bandwidth},
+      {"tma_reduce_bandwidth", "TB/s", &MachineSpec::tma_reduce_bandwidth},
       {"l2_hit_latency", "cycles", &MachineSpec::l2_hit_latency},
       {"hbm_bandwidth_measured", "TB/s", &MachineSpec::hbm_bandwidth_measured},
       {"hbm_latency_measured", "cycles", &MachineSpec::hbm_latency_measured},
@@ -201,7 +202,7 @@ MachineSpec parse_machine_json(const std::string& text, const fs::path& file) {
   for (auto key : {"sm_count", "sm_clock", "bf16_dense_tflops", "hbm_bandwidth", "smem_banks", "smem_bank_width",
                    "sm_clock_under_load", "wgmma_m64n64k16_interval", "wgmma_m64n128k16_interval",
                    "wgmma_m64n256k16_interval", "wgmma_m64n256k32_fp8_interval", "tma_bandwidth_per_sm", "smem_bandwidth_per_sm", "l2_hit_bandwidth", "l2_tma_bandwidth", "sm_clock_gemm_sustained",
-                   "sm_clock_boost", "tma_store_bandwidth", "sub_partitions", "issue_per_cycle", "fma_interval",
+                   "sm_clock_boost", "tma_store_bandwidth", "tma_reduce_bandwidth", "sub_partitions", "issue_per_cycle", "fma_interval",
                    "alu_interval", "sfu_interval", "convert_interval", "shuffle_interval",
                    "hbm_bandwidth_measured", "l2_line_size", "l2_sector_size", "l2_associativity", "l2_partitions"}) {
     if ((spec.*find_machine_field(key)->member).value == 0) fail(file, "field '" + std::string(key) + "' is zero");

@@ -80,6 +80,7 @@ struct MachineSpec {
   Quantity tma_store_latency;         // cycles, one 16 KB box stored alone, issue to its shared source read
   Quantity tma_store_latency_under_load;  // cycles, the same while every SM streams stores
   Quantity tma_store_bandwidth;       // TB/s, whole chip, TMA stores from every SM into L2
+  Quantity tma_reduce_bandwidth;      // TB/s, whole chip, TMA reducing stores (fp32 add) from every SM into L2
   Quantity l2_hit_latency;            // cycles, dependent loads that hit
   Quantity hbm_bandwidth_measured;    // TB/s, device-to-device copy, bytes read + written
   Quantity hbm_latency_measured;      // cycles, dependent loads that miss L2

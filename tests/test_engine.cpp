@@ -154,6 +154,26 @@ TEST_CASE("TMA stores: alone at their own latency, slower with every SM storing"
   CHECK(r.hbm_write_bytes == 32768);
 }
 
+TEST_CASE("TMA reducing stores: the L2 takes them at their own rate", "[engine]") {
+  // One 16 KB box with everything else fast: the L2's store side is the limit, 16384 / 100 cycles
+  // for a plain store and 16384 / 50 for a reducing one (count 1: a read-modify-write in L2).
+  EngineParams p = simple_params();
+  p.tma_store_latency = 10;
+  p.tma_store_latency_under_load = 10;
+  p.tma_bytes_per_cycle_per_sm = 1e12;
+  p.store_bytes_per_cycle = 100;
+  p.reduce_bytes_per_cycle = 50;
+  p.hbm_bytes_per_cycle = 1e12;
+  TraceOp add = store(0);
+  add.count = 1;
+  const auto run = [&](const TraceOp& s) {
+    HandGrid grid({{s, op(OpKind::tma_store_commit), op(OpKind::tma_store_wait, 0, 0)}});
+    return simulate(grid, p);
+  };
+  CHECK(run(store(0)).cycles == Approx(163.84));
+  CHECK(run(add).cycles == Approx(327.68));
+}
+
 TEST_CASE("one wgmma: pipe time plus latency", "[engine]") {
   // m64n256k16 = 64*256*16*2 = 524288 FLOP; each of the warpgroup's four warps issues its quarter
   // onto its own sub-partition's tensor core (1024 FLOP/cycle): 128 cycles, + 10 latency.

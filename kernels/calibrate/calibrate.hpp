@@ -49,6 +49,7 @@ inline constexpr auto kMeasuredFields = std::to_array<MeasuredField>({
     {"tma_bandwidth_per_sm", "bytes/cycle", "memory"},
     {"tma_store_latency", "cycles", "memory"},
     {"tma_store_bandwidth", "TB/s", "memory"},
+    {"tma_reduce_bandwidth", "TB/s", "memory"},
     {"mbarrier_round_trip", "cycles", "mbarrier"},
     {"smem_bandwidth_per_sm", "bytes/cycle", "memory"},
     {"l2_hit_bandwidth", "TB/s", "memory"},

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -110,33 +111,41 @@ __global__ void tma_stream_kernel(const __grid_constant__ tma::map<TmaTile> map,
 
 // TMA stores, as the GEMM's epilogue issues them: one thread stores 16 KB boxes from a ring of
 // kStoreStages shared buffers, reusing a buffer once its store has read it (wait_group.read).
+// Reducing stores, as attention's backward adds dQ: 64 x 64 fp32 tiles (16 KB, its staging tile)
+// added into the region.
 constexpr int kStoreStages = 4;
-struct TmaStoreSmem {
-  TmaTile tile[kStoreStages];
+using ReduceTile = st<float, 64, 64>;
+static_assert(ReduceTile::bytes == 16384, "one 16 KB reducing store");
+template <class Tile> struct StoreRing {
+  Tile tile[kStoreStages];
 };
+using TmaStoreSmem = StoreRing<TmaTile>;
 
-// Fills the block's staging buffers (so that the stores move defined bytes) and makes the writes
-// visible to the async proxy before thread 0 goes on.
-__device__ void fill_store_staging(TmaStoreSmem& s) {
+// Fills the block's staging buffers (so that the stores move defined bytes: small floats for a
+// reducing store, whose sums then stay finite however often it runs) and makes the writes visible
+// to the async proxy before thread 0 goes on.
+template <class Ring> __device__ void fill_store_staging(Ring& s, bool small_floats) {
   auto* words = reinterpret_cast<uint32_t*>(&s);
-  for (uint32_t i = threadIdx.x; i < sizeof(TmaStoreSmem) / 4; i += blockDim.x) words[i] = i * 2654435761u;
+  for (uint32_t i = threadIdx.x; i < sizeof(Ring) / 4; i += blockDim.x)
+    words[i] = small_floats ? __float_as_uint(1e-3f * static_cast<float>(i % 7)) : i * 2654435761u;
   fence_async_shared();
   __syncthreads();
 }
 
-// Block b stores tiles b, b + grid, b + 2 grid, ... (mod tiles): `stores` boxes, then waits for
-// every write to complete.
-__global__ void tma_store_stream_kernel(const __grid_constant__ tma::map<TmaTile> map, int tiles, int stores,
-                                        BlockTiming* timing) {
+// Block b stores (or, Add, adds) tiles b, b + grid, b + 2 grid, ... (mod tiles): `stores` boxes,
+// then waits for every write to complete.
+template <class Tile, bool Add>
+__global__ void tma_store_stream_kernel(const __grid_constant__ tma::map<Tile> map, int tiles, int stores, BlockTiming* timing) {
   extern __shared__ __align__(1024) unsigned char smem[];
-  auto& s = *reinterpret_cast<TmaStoreSmem*>(smem);
-  fill_store_staging(s);
+  auto& s = *reinterpret_cast<StoreRing<Tile>*>(smem);
+  fill_store_staging(s, Add);
   if (threadIdx.x != 0) return;
   const uint64_t c0 = clock_cycles(), t0 = global_ns();
   for (int i = 0; i < stores; ++i) {
     if (i >= kStoreStages) tma::store_async_read_wait<kStoreStages - 1>();
     const int tile = static_cast<int>((blockIdx.x + uint64_t(i) * gridDim.x) % tiles);
-    tma::store_async(map, s.tile[i % kStoreStages], {0, 0, tile, 0});
+    if constexpr (Add) tma::store_add_async(map, s.tile[i % kStoreStages], {0, 0, tile, 0});
+    else tma::store_async(map, s.tile[i % kStoreStages], {0, 0, tile, 0});
   }
   tma::store_async_wait<0>();
   const uint64_t c1 = clock_cycles(), t1 = global_ns();
@@ -149,7 +158,7 @@ __global__ void tma_store_latency_kernel(const __grid_constant__ tma::map<TmaTil
                                          unsigned* read_cycles, unsigned* write_cycles) {
   extern __shared__ __align__(1024) unsigned char smem[];
   auto& s = *reinterpret_cast<TmaStoreSmem*>(smem);
-  fill_store_staging(s);
+  fill_store_staging(s, false);
   if (threadIdx.x != 0) return;
   for (int i = 0; i < n; ++i) {
     const uint64_t c0 = clock_cycles();
@@ -226,6 +235,16 @@ struct TmaSource {
     fill_random_bf16<<<1024, 256>>>(data.p, data.n, 5);
     TS_CHECK_LAUNCH("fill_random_bf16");
     map = tma::make_map<TmaTile>(gl<bf16>::make(data.p, 1, 1, static_cast<int64_t>(data.n / 64), 64));
+  }
+};
+// A zeroed fp32 region 64 columns wide that reducing stores add into, tile row r at r * 16 KB.
+struct ReduceTarget {
+  DeviceArray<float> data;
+  tma::map<ReduceTile> map;
+  int tiles;
+  explicit ReduceTarget(size_t bytes) : data(bytes / 4), tiles(static_cast<int>(bytes / ReduceTile::bytes)) {
+    TS_CHECK(cudaMemset(data.p, 0, bytes));
+    map = tma::make_map<ReduceTile>(gl<float>::make(data.p, 1, 1, static_cast<int64_t>(data.n / 64), 64));
   }
 };
 
@@ -315,11 +334,13 @@ void tma_bandwidth(Context& ctx) {
 }
 
 // What the GEMM's epilogue meets: TMA stores alone (latency to read the staging buffer and to
-// complete the write) and from every SM at once, into HBM (a region far past L2) and into L2.
+// complete the write) and from every SM at once, into HBM (a region far past L2) and into L2; and
+// what attention's dQ meets: reducing stores from every SM into L2.
 void tma_store(Context& ctx) {
   const size_t smem = std::max<size_t>(sizeof(TmaStoreSmem), kOneBlockPerSmSmem);
   allow_smem(tma_store_latency_kernel, smem);
-  allow_smem(tma_store_stream_kernel, smem);
+  allow_smem(tma_store_stream_kernel<TmaTile, false>, smem);
+  allow_smem(tma_store_stream_kernel<ReduceTile, true>, smem);
   {
     TmaSource dst(size_t(64) << 20);
     const int n = ctx.sz.quick ? 8 : 64;
@@ -336,12 +357,14 @@ void tma_store(Context& ctx) {
     ctx.field("tma_store_latency", round_to(median(read), 1), "cycles", how + "cp.async.bulk.wait_group.read 0 returning (staging buffer free); median of " + std::to_string(read.size()));
     ctx.extra("tma_store_latency_write", round_to(median(write), 1), "cycles", how + "cp.async.bulk.wait_group 0 returning (writes complete); median of " + std::to_string(write.size()));
   }
-  auto chip_rate = [&](size_t region, int stores_per_sm) {
-    TmaSource dst(region);
+  // Every SM streaming 16 KB stores (Add: reducing stores) into a region of `region` bytes.
+  auto chip_rate = [&]<bool Add>(size_t region, int stores_per_sm) {
+    std::conditional_t<Add, ReduceTarget, TmaSource> dst(region);
     const int blocks = ctx.rep.sm_count;
     DeviceArray<BlockTiming> t(blocks);
     auto once = [&] {
-      tma_store_stream_kernel<<<blocks, 128, smem>>>(dst.map, dst.tiles, stores_per_sm, t.p);
+      if constexpr (Add) tma_store_stream_kernel<ReduceTile, true><<<blocks, 128, smem>>>(dst.map, dst.tiles, stores_per_sm, t.p);
+      else tma_store_stream_kernel<TmaTile, false><<<blocks, 128, smem>>>(dst.map, dst.tiles, stores_per_sm, t.p);
       TS_CHECK_LAUNCH("tma_store_stream_kernel");
     };
     once();
@@ -349,21 +372,26 @@ void tma_store(Context& ctx) {
     std::vector<double> tbs, sm_rate;
     Events ev;
     for (int r = 0; r < std::max(ctx.sz.reps, 5); ++r) {
-      tbs.push_back(double(blocks) * stores_per_sm * TmaTile::bytes / (ev.ms(once) * 1e-3) / 1e12);
-      sm_rate.push_back(double(stores_per_sm) * TmaTile::bytes / median(per_sm(t).cycles));
+      tbs.push_back(double(blocks) * stores_per_sm * 16384.0 / (ev.ms(once) * 1e-3) / 1e12);  // 16 KB a store
+      sm_rate.push_back(double(stores_per_sm) * 16384.0 / median(per_sm(t).cycles));
     }
     return std::pair{median(tbs), median(sm_rate)};
   };
   const size_t big = ctx.sz.hbm_bytes;
   const int hbm_stores = static_cast<int>(big / TmaTile::bytes / ctx.rep.sm_count);
-  const auto [hbm, hbm_sm] = chip_rate(big, hbm_stores);
+  const auto [hbm, hbm_sm] = chip_rate.template operator()<false>(big, hbm_stores);
   ctx.extra("tma_store_bandwidth_hbm", round_to(hbm, 3), "TB/s",
         "every SM, one thread storing 16 KB boxes through " + std::to_string(kStoreStages) + " staging buffers (reused after wait_group.read) into a " +
             std::to_string(big >> 20) + " MB region, each box once; bytes / CUDA-event time, median");
   ctx.extra("tma_store_bytes_per_cycle_per_sm_hbm", round_to(hbm_sm, 1), "bytes/cycle", "the same run: bytes / cycles per SM, median over SMs");
-  const auto [l2, l2_sm] = chip_rate(size_t(16) << 20, ctx.sz.quick ? 16 : 256);
+  const int l2_stores = ctx.sz.quick ? 16 : 256;
+  const auto [l2, l2_sm] = chip_rate.template operator()<false>(size_t(16) << 20, l2_stores);
   ctx.field("tma_store_bandwidth", round_to(l2, 3), "TB/s", "the same into a 16 MB region rewritten over and over (L2-resident); bytes / CUDA-event time, median");
   ctx.extra("tma_store_bytes_per_cycle_per_sm_l2", round_to(l2_sm, 1), "bytes/cycle", "the same run: bytes / cycles per SM, median over SMs");
+  const auto [red, red_sm] = chip_rate.template operator()<true>(size_t(16) << 20, l2_stores);
+  ctx.field("tma_reduce_bandwidth", round_to(red, 3), "TB/s",
+            "the same with reducing stores (cp.reduce.async.bulk .add) of 64 x 64 fp32 tiles, attention's dQ staging tile, into a zeroed 16 MB fp32 region (L2-resident); bytes / CUDA-event time, median");
+  ctx.extra("tma_reduce_bytes_per_cycle_per_sm_l2", round_to(red_sm, 1), "bytes/cycle", "the same run: bytes / cycles per SM, median over SMs");
 }
 
 // Dependent loads over 4096 random lines of a 16 MB region: L2 misses right after a flush, hits on the next pass.

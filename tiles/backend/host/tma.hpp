@@ -73,7 +73,7 @@ inline uint32_t tensor_id(const void* p) {
 // Trace mode: the boxes (one per column block of ST) as the copy engine moves them; only the
 // in-range part of a box touches memory, but the whole box's bytes count on the barrier.
 template <Shared ST>
-inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t barrier_id, uint32_t cta_mask = 0) {
+inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t barrier_id, uint32_t count = 0) {  // count: as sim::OpKind says
   using T = typename ST::dtype;
   using box = box_of<ST>;
   const int64_t r0 = int64_t{idx.r} * box::rows;
@@ -81,7 +81,7 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
   for (int j = 0; j < box::blocks; ++j) {
     const int64_t c0 = int64_t{idx.c} * box::cols + int64_t{j} * box::block_cols;
     const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(box::block_cols, m.dims[3] - c0));
-    sim::TraceOp op = sim::make_op(kind, barrier_id, cta_mask, box::block_bytes);
+    sim::TraceOp op = sim::make_op(kind, barrier_id, count, box::block_bytes);
     op.box.tensor = tensor_id(m.ptr);
     op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
     op.box.rows = static_cast<uint32_t>(rows);
@@ -127,7 +127,7 @@ template <bool Add, Shared ST>
 inline void store_elements(const map<ST>& m, const ST& src, coord idx) {
   using box = box_of<ST>;
   if (host::tracing()) {
-    trace_boxes(sim::OpKind::tma_store, m, idx, host::smem_offset(src.data));
+    trace_boxes(sim::OpKind::tma_store, m, idx, host::smem_offset(src.data), Add ? 1u : 0u);
     return host::emit(sim::make_op(sim::OpKind::tma_store_commit));
   }
   const int64_t r0 = int64_t{idx.r} * box::rows, c0 = int64_t{idx.c} * box::cols;

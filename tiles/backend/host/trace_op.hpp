@@ -16,7 +16,8 @@ enum class OpKind : uint8_t {
   wait,            // block until `barrier` completes the phase of parity `count`
   tma_load,        // copy a box from global to shared; its bytes complete on `barrier`; `count`, when
                    // not 0, a multicast's CTA mask: one L2 read lands in every CTA of the cluster it names
-  tma_store,       // copy a box from shared to global, in the current bulk group
+  tma_store,       // copy a box from shared to global, in the current bulk group; `count` 1: add it
+                   // into global memory (a reducing store, a read-modify-write in L2)
   tma_store_commit,  // close the current bulk group of stores
   tma_store_wait,  // block until at most `count` bulk store groups still read shared memory
                    // (`barrier` 0) or are still being written to global memory (`barrier` 1)
