@@ -133,22 +133,35 @@ TEST_CASE("the SM's TMA port paces one SM's loads", "[engine]") {
   CHECK(simulate(grid, p).cycles == Approx(1024 + 200));
 }
 
+namespace {
+// Stores with their latencies as given, the L2 taking them at `rate` bytes per cycle, HBM not in the way.
+EngineParams store_params(double latency, double under_load, double rate) {
+  EngineParams p = simple_params();
+  p.tma_store_latency = latency;
+  p.tma_store_latency_under_load = under_load;
+  p.store_bytes_per_cycle = rate;
+  p.hbm_bytes_per_cycle = 1e12;
+  return p;
+}
+// One warp issuing `stores` in one bulk group and waiting until they have read shared memory.
+std::vector<TraceOp> stores_then_wait(std::initializer_list<TraceOp> stores) {
+  std::vector<TraceOp> w(stores);
+  w.push_back(op(OpKind::tma_store_commit));
+  w.push_back(op(OpKind::tma_store_wait, 0, 0));
+  return w;
+}
+}  // namespace
+
 TEST_CASE("TMA stores: alone at their own latency, slower with every SM storing", "[engine]") {
   // Stores alone: 500 cycles until the staging tile may be reused. In flight across the chip they
   // slow down towards 4500 cycles, in proportion to how many are in flight per SM.
-  EngineParams p = simple_params();
-  p.tma_store_latency = 500;
-  p.tma_store_latency_under_load = 4500;
-  p.store_bytes_per_cycle = 1e12;
-  p.hbm_bytes_per_cycle = 1e12;
+  EngineParams p = store_params(500, 4500, 1e12);
   p.sms = 2;
-  const std::vector<TraceOp> one = {store(0), op(OpKind::tma_store_commit), op(OpKind::tma_store_wait, 0, 0)};
-  HandGrid alone({one});
+  HandGrid alone({stores_then_wait({store(0)})});
   CHECK(simulate(alone, p).cycles == Approx(500));
   // Two stores back to back from one warp (2 SMs in the machine): the first sees none in flight
   // (500), the second sees one, half an SM's worth of load: 500 + 0.5 * 4000 = 2500.
-  const std::vector<TraceOp> two = {store(0), store(16384), op(OpKind::tma_store_commit), op(OpKind::tma_store_wait, 0, 0)};
-  HandGrid grid({two});
+  HandGrid grid({stores_then_wait({store(0), store(16384)})});
   const SimReport r = simulate(grid, p);
   CHECK(r.cycles == Approx(2500));
   CHECK(r.hbm_write_bytes == 32768);
@@ -157,17 +170,13 @@ TEST_CASE("TMA stores: alone at their own latency, slower with every SM storing"
 TEST_CASE("TMA reducing stores: the L2 takes them at their own rate", "[engine]") {
   // One 16 KB box with everything else fast: the L2's store side is the limit, 16384 / 100 cycles
   // for a plain store and 16384 / 50 for a reducing one (count 1: a read-modify-write in L2).
-  EngineParams p = simple_params();
-  p.tma_store_latency = 10;
-  p.tma_store_latency_under_load = 10;
+  EngineParams p = store_params(10, 10, 100);
   p.tma_bytes_per_cycle_per_sm = 1e12;
-  p.store_bytes_per_cycle = 100;
   p.reduce_bytes_per_cycle = 50;
-  p.hbm_bytes_per_cycle = 1e12;
   TraceOp add = store(0);
   add.count = 1;
   const auto run = [&](const TraceOp& s) {
-    HandGrid grid({{s, op(OpKind::tma_store_commit), op(OpKind::tma_store_wait, 0, 0)}});
+    HandGrid grid({stores_then_wait({s})});
     return simulate(grid, p);
   };
   CHECK(run(store(0)).cycles == Approx(163.84));
