@@ -17,6 +17,8 @@ TEST_CASE("divisor: quotient and remainder agree with / and % for every divisor 
     for (int n : {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, INT32_MAX - 1, INT32_MAX}) {
       REQUIRE(div.div(n) == n / d);
       REQUIRE(div.mod(n) == n % d);
+      const auto [q, r] = div.divmod(n);
+      REQUIRE((q == n / d && r == n % d));
     }
     for (int i = 0; i < 200; ++i) {
       const int n = i < 100 ? i * 37 : any(rng);

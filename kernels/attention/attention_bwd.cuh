@@ -150,10 +150,10 @@ struct attention_bwd {
   // takes the block's (it / group)-th query block for query head it % group of the group that
   // shares these keys.
   static TS_KERNEL_FN position where(const globals& g, int tile, int it) {
-    const int bh = g.kv_blocks.div(tile), kv_block = tile - bh * g.kv_blocks;
-    const int b = g.heads_kv.div(bh), h_kv = bh - b * g.heads_kv;
-    const int q = g.group.div(it);
-    return {b, h_kv, kv_block, h_kv * g.group + (it - q * g.group), first_q_block(kv_block) + q};
+    const auto [bh, kv_block] = g.kv_blocks.divmod(tile);
+    const auto [b, h_kv] = g.heads_kv.divmod(bh);
+    const auto [q, head] = g.group.divmod(it);
+    return {b, h_kv, kv_block, h_kv * g.group + head, first_q_block(kv_block) + q};
   }
   static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_kv * g.kv_blocks; }
   static TS_KERNEL_FN int iterations(const globals& g, int tile) {

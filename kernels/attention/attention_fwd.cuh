@@ -67,8 +67,9 @@ struct attention_fwd {
   };
   // Consecutive tiles share a head, so K and V stay in L2; the longest (causal) blocks start first.
   static TS_KERNEL_FN position where(const globals& g, int tile) {
-    const int bh = g.q_blocks.div(tile), b = g.heads_q.div(bh);
-    return {b, bh - b * g.heads_q, g.q_blocks - 1 - (tile - bh * g.q_blocks)};
+    const auto [bh, from_last] = g.q_blocks.divmod(tile);
+    const auto [b, h] = g.heads_q.divmod(bh);
+    return {b, h, g.q_blocks - 1 - from_last};
   }
   static TS_KERNEL_FN int first_row(const position& p, int consumer) { return (p.q_block * consumers + consumer) * block_q; }
 

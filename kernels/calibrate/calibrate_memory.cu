@@ -359,12 +359,12 @@ void tma_store(Context& ctx) {
   }
   // Every SM streaming 16 KB stores (Add: reducing stores) into a region of `region` bytes.
   auto chip_rate = [&]<bool Add>(size_t region, int stores_per_sm) {
+    using Tile = std::conditional_t<Add, ReduceTile, TmaTile>;
     std::conditional_t<Add, ReduceTarget, TmaSource> dst(region);
     const int blocks = ctx.rep.sm_count;
     DeviceArray<BlockTiming> t(blocks);
     auto once = [&] {
-      if constexpr (Add) tma_store_stream_kernel<ReduceTile, true><<<blocks, 128, smem>>>(dst.map, dst.tiles, stores_per_sm, t.p);
-      else tma_store_stream_kernel<TmaTile, false><<<blocks, 128, smem>>>(dst.map, dst.tiles, stores_per_sm, t.p);
+      tma_store_stream_kernel<Tile, Add><<<blocks, 128, smem>>>(dst.map, dst.tiles, stores_per_sm, t.p);
       TS_CHECK_LAUNCH("tma_store_stream_kernel");
     };
     once();
@@ -372,8 +372,8 @@ void tma_store(Context& ctx) {
     std::vector<double> tbs, sm_rate;
     Events ev;
     for (int r = 0; r < std::max(ctx.sz.reps, 5); ++r) {
-      tbs.push_back(double(blocks) * stores_per_sm * 16384.0 / (ev.ms(once) * 1e-3) / 1e12);  // 16 KB a store
-      sm_rate.push_back(double(stores_per_sm) * 16384.0 / median(per_sm(t).cycles));
+      tbs.push_back(double(blocks) * stores_per_sm * Tile::bytes / (ev.ms(once) * 1e-3) / 1e12);
+      sm_rate.push_back(double(stores_per_sm) * Tile::bytes / median(per_sm(t).cycles));
     }
     return std::pair{median(tbs), median(sm_rate)};
   };

@@ -27,7 +27,14 @@ class divisor {
     const uint32_t u = static_cast<uint32_t>(n);
     return static_cast<int>((mulhi(u, magic_) + u) >> shift_);
   }
-  TS_HD constexpr int mod(int n) const { return n - div(n) * d_; }
+  TS_HD constexpr int mod(int n) const { return divmod(n).rem; }
+  struct quot_rem {
+    int quot, rem;
+  };
+  TS_HD constexpr quot_rem divmod(int n) const {  // both from one multiply-high
+    const int q = div(n);
+    return {q, n - q * d_};
+  }
 
  private:
   TS_HD static constexpr uint32_t mulhi(uint32_t a, uint32_t b) {

@@ -91,14 +91,20 @@ constexpr int pipeline_threads() {
   return 128 * (K::consumers + 1);
 }
 
+// The pipeline's state in a block's dynamic shared memory `smem`, at its first 1 KiB boundary (the
+// 128-byte swizzle's period). Rounded up by adding to the pointer, not through an integer: the
+// compiler then still knows it points into shared memory and emits shared loads and stores with
+// 32-bit addresses (LDS/STS), where an integer round trip left generic ones (LD/ST.E.64 and 64-bit
+// address math: 76 of the attention backward loop's 751 instructions were one such store).
+template <class K>
+TS_KERNEL_FN pipeline_shared<K>& pipeline_state(char* smem) {
+  return *static_cast<pipeline_shared<K>*>(__builtin_assume_aligned(smem + (-reinterpret_cast<std::uintptr_t>(smem) & 1023), 1024));
+}
+
 // One block of the pipeline. `smem` is the block's dynamic shared memory.
 template <class K>
 TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
-  // Rounded up to 1 KiB (the 128-byte swizzle's period) by adding to the pointer, not through an
-  // integer: the compiler then still knows it points into shared memory and emits shared loads and
-  // stores with 32-bit addresses (LDS/STS), where an integer round trip left generic ones (LD/ST.E.64
-  // and 64-bit address math: 76 of the attention backward loop's 751 instructions were one such store).
-  auto& s = *static_cast<pipeline_shared<K>*>(__builtin_assume_aligned(smem + (-reinterpret_cast<std::uintptr_t>(smem) & 1023), 1024));
+  auto& s = pipeline_state<K>(smem);
   constexpr int lag = kernel_release_lag<K>();
   static_assert(lag == 0 || (lag == 1 && K::stages > 1), "pipeline: a consumer keeps a stage 0 iterations, or 1 with 2+ stages");
   constexpr int ctas = kernel_cluster_size<K>();

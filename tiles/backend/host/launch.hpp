@@ -23,9 +23,8 @@ inline constexpr std::size_t max_smem_bytes = 227 * 1024;
 
 // Names the pipeline's barriers in deadlock reports ("inputs_full[1]").
 template <class K>
-std::string pipeline_barrier_name(const char* smem, const void* p) {
-  const auto& s =
-      *reinterpret_cast<const sched::pipeline_shared<K>*>((reinterpret_cast<std::uintptr_t>(smem) + 1023) & ~std::uintptr_t{1023});
+std::string pipeline_barrier_name(char* smem, const void* p) {
+  const auto& s = sched::pipeline_state<K>(smem);
   for (int i = 0; i < K::stages; ++i) {
     if (p == &s.inputs_full[i]) return "inputs_full[" + std::to_string(i) + "]";
     if (p == &s.inputs_empty[i]) return "inputs_empty[" + std::to_string(i) + "]";
@@ -68,7 +67,7 @@ void launch(int grid_blocks, const typename K::globals& g) {
       blk.warps = threads / 32;
       blk.smem = smem[r].get();
       blk.smem_bytes = bytes;
-      const char* base = smem[r].get();
+      char* base = smem[r].get();
       blk.name_of = [base](const void* p) { return pipeline_barrier_name<K>(base, p); };
       if constexpr (ctas > 1) {
         blk.cluster = &cluster;
