@@ -38,7 +38,8 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--split-k", a.split_k,
                   "gemm: K cut into this many ranges (1..64), summed into C after: fills the SMs when tiles are few and K is long; 0 (default): chosen per shape");
   cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
-  cmd->add_option("--persistent", a.persistent, "gemm: on: one block per SM looping over tiles; off: one block per tile");
+  cmd->add_option("--persistent", a.persistent,
+                  "on: one block per SM looping over tiles; off: one block per tile (default: on for gemm; for the attention forward, on without --causal)");
   cmd->add_flag("--b-col-major", a.b_col_major, "gemm: B stored N x K");
   cmd->add_option("--in", a.in, "gemm: element type of A and B, bf16 or fp8 (e4m3, fp32 accumulation; B stored N x K, 128x256 tiles)");
   cmd->add_option("--scale-a", a.scale_a, "gemm --in fp8: A's per-tensor scale (C = scale_a scale_b A B)");
@@ -64,10 +65,12 @@ bool any_job_option(const CLI::App* cmd) {
 }
 
 nlohmann::json job_args_json(const JobArgs& a) {
-  return {{"kernel", a.kernel}, {"m", a.m},        {"n", a.n},           {"k", a.k},           {"stages", a.stages},
-          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"split_k", a.split_k}, {"order", a.order}, {"persistent", a.persistent},
+  nlohmann::json j{{"kernel", a.kernel}, {"m", a.m},        {"n", a.n},           {"k", a.k},           {"stages", a.stages},
+          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"split_k", a.split_k}, {"order", a.order},
           {"b_col_major", a.b_col_major}, {"b", a.batch}, {"h", a.heads}, {"hkv", a.heads_kv}, {"d", a.dim},
           {"causal", a.causal}, {"bwd", a.bwd}, {"overlap", a.overlap}, {"in", a.in}, {"scale_a", a.scale_a}, {"scale_b", a.scale_b}};
+  if (!a.persistent.empty()) j["persistent"] = a.persistent;  // absent: the kernel's default
+  return j;
 }
 
 JobArgs job_args_from_json(const nlohmann::json& j) {
@@ -91,6 +94,7 @@ JobArgs job_args_from_json(const nlohmann::json& j) {
 SimJob job_from(const JobArgs& a) {
   if (a.kernel != "gemm" && a.kernel != "attention")
     throw UsageError("unknown kernel '" + a.kernel + "' (expected: gemm or attention)");
+  if (!a.persistent.empty() && a.persistent != "on" && a.persistent != "off") throw UsageError("--persistent takes on or off");
   SimJob job;
   job.attention = a.kernel == "attention";
   if (!job.attention) {
@@ -110,16 +114,16 @@ SimJob job_from(const JobArgs& a) {
     const auto order = sched::parse_order(a.order);
     if (!order) throw UsageError("unknown order '" + a.order + "' (expected row, col, grouped or grouped:G)");
     job.gemm.order = *order;
-    if (a.persistent != "on" && a.persistent != "off") throw UsageError("--persistent takes on or off");
-    job.gemm.persistent = a.persistent == "on";
+    job.gemm.persistent = a.persistent != "off";
     return job;
   }
   kernels::AttentionShape& s = job.attention_shape;
   s.batch = a.batch, s.heads_q = a.heads, s.heads_kv = a.heads_kv == 0 ? a.heads : a.heads_kv;
   s.seq = a.n, s.dim = a.dim, s.causal = a.causal;
-  job.attention_cfg = {a.consumers, a.overlap};
+  job.attention_cfg = {a.consumers, a.overlap, a.persistent.empty() ? -1 : a.persistent == "on"};
   job.backward = a.bwd;
-  if (a.bwd && (a.consumers != 0 || a.overlap != -1)) throw UsageError("--consumers and --overlap are knobs of the attention forward");
+  if (a.bwd && (a.consumers != 0 || a.overlap != -1 || !a.persistent.empty()))
+    throw UsageError("--consumers, --overlap and --persistent are knobs of the attention forward");
   return job;
 }
 
@@ -156,9 +160,9 @@ std::vector<kernels::TracedLaunch> trace_job(const SimJob& job, uint32_t sms) {
         check_int(kernels::backward_blocks(s), "the backward's block count", job);
         check_int(kernels::backward_row_blocks(s), "the backward's per-row block count", job);
       } else {
-        check_int(kernels::forward_blocks(s, kernels::resolve(s, job.attention_cfg)), "the block count", job);
+        check_int(kernels::forward_tiles(s, kernels::resolve(s, job.attention_cfg)), "the tile count", job);
       }
-      launches = kernels::attention_grid_traces(s, job.backward, job.attention_cfg);
+      launches = kernels::attention_grid_traces(s, job.backward, job.attention_cfg, static_cast<int>(sms));
     }
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());

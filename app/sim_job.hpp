@@ -30,7 +30,8 @@ struct SimJob {
 
 // The kernel options of `tilescope sim`, which every verb that names a configuration shares.
 struct JobArgs {
-  std::string kernel, order = "grouped", persistent = "on";
+  std::string kernel, order = "grouped";
+  std::string persistent;  // on, off, or empty: the kernel's default (gemm: on)
   int64_t m = 4096, n = 4096, k = 4096;
   int stages = 4, block_n = 256, consumers = 0, cluster = 1, split_k = 0;
   int64_t batch = 1, heads = 16, heads_kv = 0, dim = 128;

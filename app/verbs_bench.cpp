@@ -181,8 +181,8 @@ VerbRun add_bench_verb(CLI::App& cli) {
     if (ja.kernel == "attention") {
       if (!args->only.empty() && args->only != "fwd" && args->only != "bwd")
         throw UsageError("unknown pass '" + args->only + "' (expected fwd or bwd)");
-      if (args->timeline.empty() && (ja.consumers != 0 || ja.overlap != -1))
-        throw UsageError("bench attention times the default forward against cuDNN; --consumers and --overlap go with --timeline-measured");
+      if (args->timeline.empty() && (ja.consumers != 0 || ja.overlap != -1 || !ja.persistent.empty()))
+        throw UsageError("bench attention times the default forward against cuDNN; --consumers, --overlap and --persistent go with --timeline-measured");
     } else {
       if (!args->shapes.empty()) throw UsageError("--shape is for bench attention (bench gemm takes --m, --n, --k)");
       if (!args->only.empty() && !kernels::is_gemm_sweep(args->only)) throw UsageError(kernels::unknown_gemm_sweep(args->only));

@@ -34,6 +34,12 @@ expect_cli(0 "sub-partition 3" ARGS sim attention --b 1 --h 2 --n 256 --d 64 --c
 expect_cli(2 "head dimension must be 64 or 128" ARGS sim attention --n 512 --d 80)
 expect_cli(2 "multiple of key/value heads" ARGS sim attention --h 3 --hkv 2 --n 512)
 expect_cli(2 "knobs of the attention forward" ARGS sim attention --n 512 --bwd --consumers 3)
+expect_cli(2 "knobs of the attention forward" ARGS sim attention --n 512 --bwd --persistent on)
+expect_cli(2 "on or off" ARGS sim attention --n 512 --persistent maybe)
+# 64 heads x 6 query blocks: persistent without a mask (one block per SM), a block per tile with one.
+expect_cli(0 "132 blocks, 1 per SM" ARGS sim attention --b 4 --h 16 --n 1024 --d 64)
+expect_cli(0 "384 blocks" ARGS sim attention --b 4 --h 16 --n 1024 --d 64 --persistent off)
+expect_cli(0 "384 blocks" ARGS sim attention --b 4 --h 16 --n 1024 --d 64 --causal)
 file(WRITE ${WORK}/attention.json [=[{"kernel": "attention", "device": "test", "date": "today", "rows": [
   {"group": "t", "pass": "fwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": false, "tflops": 100, "sm_clock_mhz": 1700},
   {"group": "t", "pass": "bwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": true, "tflops": 50, "sm_clock_mhz": 1700}]}]=])

@@ -79,8 +79,9 @@ TEST_CASE("op estimates match the ops the engine replays", "[sim_runs]") {
 }
 
 TEST_CASE("a run that would take hours is refused up front, naming its ops, time and --force", "[sim_runs]") {
-  // Many blocks of modest size: each drained whole, an estimate.
-  const SimJob big = attention_job(64, 1 << 20, false, false);
+  // Many blocks of modest size (a block per tile): each drained whole, an estimate.
+  SimJob big = attention_job(64, 1 << 20, false, false);
+  big.attention_cfg.persistent = 0;
   auto launches = app::trace_job(big, params().sms);
   const auto e = app::estimate_ops(launches, app::kRefuseSeconds * app::kSimOpsPerSecond);
   REQUIRE(e.size() == 1);

@@ -24,8 +24,10 @@ struct AttentionShape {
 // Knobs of the forward, for measuring them; 0 picks the default for the head dimension
 // (attention_layout.hpp says which and why).
 struct AttentionConfig {
-  int consumers = 0;  // consumer warpgroups of 64 query rows: 2 or 3
-  int overlap = -1;   // 1: each warpgroup overlaps its softmax with its own previous P V; 0: not; -1: default
+  int consumers = 0;    // consumer warpgroups of 64 query rows: 2 or 3
+  int overlap = -1;     // 1: each warpgroup overlaps its softmax with its own previous P V; 0: not; -1: default
+  int persistent = -1;  // 1: a block per SM (at most), each running tile after tile while the next
+                        // tile's Q loads; 0: a block per tile; -1: default
 };
 
 // Empty when the shape can run; else a one-line reason (dim not 64/128, heads_q not a multiple of
@@ -52,8 +54,8 @@ void attention_backward(const void* q, const void* k, const void* v, const void*
                         void* dq, void* dk, void* dv, void* workspace, const AttentionShape& s, void* stream,
                         BlockClock* block_clocks = nullptr);
 
-// Blocks of the main kernel of the forward (backward = false) or backward pass.
-int attention_grid_blocks(const AttentionShape& s, bool backward, const AttentionConfig& cfg = {});
+// Blocks of the main kernel of the forward (backward = false) or backward pass on a GPU of `sms` SMs.
+int attention_grid_blocks(const AttentionShape& s, bool backward, const AttentionConfig& cfg, int sms);
 // The forward knobs in use (defaults resolved), and an error for ones that cannot run.
 AttentionConfig resolve(const AttentionShape& s, const AttentionConfig& cfg);
 

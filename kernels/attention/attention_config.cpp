@@ -37,15 +37,18 @@ AttentionConfig resolve(const AttentionShape& s, const AttentionConfig& cfg) {
   AttentionConfig r = cfg;
   if (r.consumers == 0) r.consumers = default_forward_consumers(s.dim);
   if (r.overlap < 0) r.overlap = default_forward_overlap(s.dim, s.causal) ? 1 : 0;
+  if (r.persistent < 0) r.persistent = default_forward_persistent(s.causal) ? 1 : 0;
   if (r.consumers != 2 && r.consumers != 3) throw std::invalid_argument("attention: consumers must be 2 or 3, got " + std::to_string(r.consumers));
   if (r.overlap > 1) throw std::invalid_argument("attention: overlap must be 0 or 1");
+  if (r.persistent > 1) throw std::invalid_argument("attention: persistent must be 0 or 1");
   if (r.overlap && r.consumers == 3 && s.dim == 128)
     throw std::invalid_argument("attention: overlap at D = 128 needs 2 consumers (three stages do not fit in shared memory beside three Q tiles)");
   return r;
 }
 
-int attention_grid_blocks(const AttentionShape& s, bool backward, const AttentionConfig& cfg) {
-  return static_cast<int>(backward ? backward_blocks(s) : forward_blocks(s, resolve(s, cfg)));
+int attention_grid_blocks(const AttentionShape& s, bool backward, const AttentionConfig& cfg, int sms) {
+  if (sms <= 0) throw std::invalid_argument("attention: the SM count must be positive");
+  return static_cast<int>(backward ? backward_blocks(s) : forward_blocks(s, resolve(s, cfg), sms));
 }
 
 }  // namespace ts::kernels

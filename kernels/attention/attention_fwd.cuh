@@ -7,8 +7,10 @@
 // The consumers overlap each other: while one does its softmax, the others' MMAs keep the tensor
 // cores busy. With Overlap, each also overlaps itself: it issues this block's S = Q K^T and the
 // previous block's O += P V together and does this block's softmax while the latter runs, which
-// keeps the previous stage one iteration longer (release lag 1, so three stages). Tails are masked (keys past N score -inf; query rows past N are never stored), and
-// causal blocks skip the key blocks wholly in their future.
+// keeps the previous stage one iteration longer (release lag 1, so three stages). Tails are masked
+// (keys past N score -inf; query rows past N are never stored), and causal blocks skip the key
+// blocks wholly in their future. Launched persistent (attention_layout.hpp says when), a block
+// runs tile after tile, and the producer loads the next tile's Q into a second tile stage.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include <cmath>
 
@@ -49,6 +51,10 @@ struct attention_fwd {
   struct output_stage {
     sv<float, 16> lse[4];  // one per warp, on its way to global memory
   };
+  // Two tile stages where they fit: a persistent block's producer loads the next tile's Q while this
+  // tile computes (D 128 with self-overlap, three stages beside two Q tiles, keeps one).
+  static constexpr int tile_stages = 2 * sizeof(tile_stage) + stages * sizeof(input_stage) + consumers * sizeof(output_stage) +
+                                             sched::pipeline_overhead_bytes <= sched::max_block_smem_bytes ? 2 : 1;
   struct consumer_state {
     rt_fl<16, D> o{};     // this warp's 16 output rows, unnormalised
     row_stats max, sum;   // running max of the raw scores and running sum of exp, per row

@@ -1,5 +1,5 @@
 // Host runners of the attention kernels: the dispatch and globals of attention_dispatch.hpp, and
-// ts::host::launch in place of <<<...>>>, one block per tile as on the GPU.
+// ts::host::launch in place of <<<...>>>, with the grid sizes of the GPU.
 #include "kernels/attention/attention_host.hpp"
 
 #include <vector>
@@ -10,12 +10,13 @@
 namespace ts::kernels {
 
 void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf16* o, float* lse, const AttentionShape& s,
-                                const AttentionConfig& config) {
+                                const AttentionConfig& config, int sms) {
   check_attention_args(s, {q, k, v, o, lse});
   const AttentionConfig cfg = resolve(s, config);
+  if (sms <= 0) throw std::invalid_argument("run_attention_forward_host: sms must be positive");
   with_forward(s, cfg, [&]<class K>() {
     const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    host::launch<K>(static_cast<int>(forward_blocks(s, cfg)), g);
+    host::launch<K>(static_cast<int>(forward_blocks(s, cfg, sms)), g);
   });
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The device launches of the attention kernels: instances and globals from attention_dispatch.hpp
-// (shared with the host runner), one block per tile (the grid sizes of attention_layout.hpp: the
+// (shared with the host runner), grids sized by attention_layout.hpp on this GPU's SMs (the
 // kernels' own num_tiles() are device functions here), launched through kernels/pipeline_launch.cuh.
 // Included by attention_launch.cu and, compiled again with stamps on, by the instrumented build
 // (kernels/stamps/recorded_launch.cu): internal linkage, as gemm_launch.cuh.
@@ -21,7 +21,7 @@ static void attention_forward_device(const void* q, const void* k, const void* v
   const AttentionConfig cfg = resolve(s, config);
   with_forward(s, cfg, [&]<class K>() {
     const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    launch_pipeline<K>(g, static_cast<int>(forward_blocks(s, cfg)), stream, block_clocks, describe(s) + " fwd");
+    launch_pipeline<K>(g, static_cast<int>(forward_blocks(s, cfg, sm_count())), stream, block_clocks, describe(s) + " fwd");
   });
 }
 

@@ -18,12 +18,24 @@ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // masks, where it measured 3-6 % slower.
 constexpr int default_forward_consumers(int64_t) { return 3; }
 constexpr bool default_forward_overlap(int64_t dim, bool causal) { return dim == 64 && !causal; }
+// A persistent forward (a block per SM; the kernel keeps two tile stages, so the next tile's Q loads
+// while this tile computes) against a block per tile, H100, 2026-11-26
+// (data/measured/h100/attention/fwd-persistent.txt): without masks +10-13 % at N 1024, +2-4 % at
+// 4096, even at 16384. Not with causal masks, whose tiles differ in length: a fixed stride over them
+// lost up to 37 % in our head-major order, and between +8 and -9 % by row in a longest-first order
+// across heads, against the hardware handing out blocks as SMs free up.
+constexpr bool default_forward_persistent(bool causal) { return !causal; }
 constexpr int64_t kBackwardKeysPerBlock = 128;
 
-// Blocks of each launch, one per tile (the launchers, the host runner and the configuration agree):
-// the forward's query blocks, the backward's key blocks, and the backward's per-row passes (64 rows).
-inline int64_t forward_blocks(const AttentionShape& s, const AttentionConfig& cfg) {
-  return s.batch * s.heads_q * ceil_div(s.seq, 64 * cfg.consumers);  // cfg resolved
+// Blocks of each launch (the launchers, the host runner and the configuration agree): the forward's
+// query blocks, or at most one per SM when persistent; the backward's key blocks, and the
+// backward's per-row passes (64 rows), one per tile.
+inline int64_t forward_tiles(const AttentionShape& s, const AttentionConfig& cfg) {  // cfg resolved
+  return s.batch * s.heads_q * ceil_div(s.seq, 64 * cfg.consumers);
+}
+inline int64_t forward_blocks(const AttentionShape& s, const AttentionConfig& cfg, int sms) {
+  const int64_t tiles = forward_tiles(s, cfg);
+  return cfg.persistent && sms < tiles ? sms : tiles;
 }
 inline int64_t backward_blocks(const AttentionShape& s) { return s.batch * s.heads_kv * ceil_div(s.seq, kBackwardKeysPerBlock); }
 inline int64_t backward_row_blocks(const AttentionShape& s) { return s.batch * s.heads_q * ceil_div(s.seq, 64); }

@@ -30,7 +30,7 @@ void* alloc(std::size_t bytes) {
 
 int main(int argc, char** argv) try {
   if (argc < 8) {
-    std::fprintf(stderr, "usage: attention_once B H_Q H_KV N D causal|full fwd|bwd [REPS] [CONSUMERS OVERLAP]\n");
+    std::fprintf(stderr, "usage: attention_once B H_Q H_KV N D causal|full fwd|bwd [REPS] [CONSUMERS OVERLAP [PERSISTENT]] (consumers 0, the others -1: default)\n");
     return 2;
   }
   using namespace ts::kernels;
@@ -39,7 +39,7 @@ int main(int argc, char** argv) try {
   const bool bwd = std::string(argv[7]) == "bwd";
   const int reps = argc > 8 ? std::atoi(argv[8]) : 20;
   AttentionConfig cfg;
-  if (argc > 10) cfg = {std::atoi(argv[9]), std::atoi(argv[10])};
+  if (argc > 10) cfg = {std::atoi(argv[9]), std::atoi(argv[10]), argc > 11 ? std::atoi(argv[11]) : -1};
   cfg = resolve(s, cfg);
   if (const std::string why = validate(s); !why.empty()) throw std::invalid_argument(why);
   const std::size_t nq = s.batch * s.heads_q * s.seq * s.dim, nkv = s.batch * s.heads_kv * s.seq * s.dim;
@@ -72,7 +72,8 @@ int main(int argc, char** argv) try {
   }
   std::sort(ms.begin(), ms.end());
   const double med = ms.empty() ? 0 : ms[ms.size() / 2];
-  const std::string variant = bwd ? "" : " consumers " + std::to_string(cfg.consumers) + " overlap " + std::to_string(cfg.overlap);
+  const std::string variant = bwd ? "" : " consumers " + std::to_string(cfg.consumers) + " overlap " + std::to_string(cfg.overlap) +
+                                                    " persistent " + std::to_string(cfg.persistent);
   std::printf("%s %s%s: %.4f ms  %.1f TFLOPS\n", describe(s).c_str(), bwd ? "bwd" : "fwd", variant.c_str(), med,
               med > 0 ? attention_flops(s, bwd) / (med * 1e-3) / 1e12 : 0.0);
   return 0;

@@ -7,7 +7,7 @@
 
 namespace ts::kernels {
 
-std::vector<TracedLaunch> attention_grid_traces(const AttentionShape& s, bool backward, const AttentionConfig& knobs) {
+std::vector<TracedLaunch> attention_grid_traces(const AttentionShape& s, bool backward, const AttentionConfig& knobs, int sms) {
   const auto a = [](int i) { return trace_address(i); };
   check_attention_args(s, {a(0), a(1), a(2), a(3), a(4), a(5), a(6), a(7), a(8), a(9)});
   std::vector<TracedLaunch> launches;
@@ -23,7 +23,7 @@ std::vector<TracedLaunch> attention_grid_traces(const AttentionShape& s, bool ba
     const AttentionConfig cfg = resolve(s, knobs);
     with_forward(s, cfg, [&]<class K>() {
       const auto g = forward_globals<K>(a(0), a(1), a(2), a(3), static_cast<float*>(a(4)), s);
-      launches.push_back({"forward", std::make_unique<PipelineGrid<K>>(g, static_cast<int>(forward_blocks(s, cfg)))});
+      launches.push_back({"forward", std::make_unique<PipelineGrid<K>>(g, static_cast<int>(forward_blocks(s, cfg, sms)))});
     });
   }
   return launches;

@@ -18,9 +18,9 @@ struct TracedLaunch {
 
 #if TILESCOPE_HAVE_HOST_BACKEND
 // Throws std::invalid_argument for a shape or config that cannot run (validate(), resolve()).
-std::vector<TracedLaunch> attention_grid_traces(const AttentionShape& shape, bool backward, const AttentionConfig& cfg = {});
+std::vector<TracedLaunch> attention_grid_traces(const AttentionShape& shape, bool backward, const AttentionConfig& cfg, int sms);
 #else
-inline std::vector<TracedLaunch> attention_grid_traces(const AttentionShape&, bool, const AttentionConfig& = {}) {
+inline std::vector<TracedLaunch> attention_grid_traces(const AttentionShape&, bool, const AttentionConfig&, int) {
   throw std::invalid_argument("this build has no host backend (Boost.Context was not found), so no trace mode to simulate");
 }
 #endif

@@ -137,7 +137,7 @@ double attention_forward_sm_clock_mhz(const at::Tensor& q, const at::Tensor& k, 
                                       std::optional<double> scale, bool backward) {
   const tk::AttentionShape s = attention_shape(q, k, v, causal, scale);
   const c10::cuda::CUDAGuard guard(q.device());
-  const int blocks = tk::attention_grid_blocks(s, backward);
+  const int blocks = tk::attention_grid_blocks(s, backward, {}, at::cuda::getCurrentDeviceProperties()->multiProcessorCount);
   if (blocks <= 0) return 0;
   static_assert(sizeof(tk::BlockClock) == 2 * sizeof(int64_t), "BlockClock is two 64-bit counters");
   at::Tensor clocks = at::zeros({blocks, 2}, q.options().dtype(at::kLong));

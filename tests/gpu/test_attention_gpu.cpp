@@ -114,6 +114,8 @@ TEST_CASE("attention small case for compute-sanitizer", "[gpu][small][attention]
   if (!have_gpu()) return;
   check({1, 4, 2, 200, 128, true, 0.f}, 7);
   check({1, 2, 1, 130, 64, false, 0.f}, 8);
+  check({4, 16, 8, 400, 64, false, 0.f}, 10);  // more tiles than SMs: a persistent block runs two
+  check({4, 16, 8, 400, 64, true, 0.f}, 11);
   for (const AttentionConfig cfg : {AttentionConfig{2, 1}, AttentionConfig{3, 1}}) {
     const Errors e = run_on_gpu({1, 2, 1, 300, 64, true, 0.f}, 9, false, cfg);
     CHECK(e.unwritten == 0);

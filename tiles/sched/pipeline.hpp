@@ -22,6 +22,9 @@
 //       K::store(consumer_state&, tile_stage&, output_stage&, globals, tile, consumer)
 //     the consumers hand the tile stage back after store, so store may reuse it as scratch; it may
 //     also hold a consumer's own staging tiles past tile_bytes
+//   tile_stages                 tile stages in a ring (default 1). With 2, the producer loads the
+//                               next tile's inputs while the consumers still work on this one, so
+//                               a persistent block does not wait a load's round trip between tiles
 //   release_lag                 iterations a consumer keeps a stage (default release_lag(stages));
 //                               0 for a compute that waits for its own MMAs
 //   input_bytes, tile_bytes     bytes TMA brings per stage (default: sizeof the stage), for stages
@@ -54,6 +57,10 @@ template <class K> constexpr int kernel_release_lag() {
   if constexpr (requires { K::release_lag; }) return K::release_lag;
   else return release_lag(K::stages);
 }
+template <class K> constexpr int kernel_tile_stages() {
+  if constexpr (requires { K::tile_stages; }) return K::tile_stages;
+  else return 1;
+}
 template <class K> constexpr int kernel_cluster_size() {
   if constexpr (requires { K::cluster_size; }) return K::cluster_size;
   else return 1;
@@ -71,19 +78,29 @@ template <class K> TS_KERNEL_FN int tile_iterations(const typename K::globals& g
   else return K::iterations(g);
 }
 
+// The ring of tile stages (nothing for a kernel without one).
+template <class K> struct tile_ring_of { struct type {}; };
+template <HasTileStage K> struct tile_ring_of<K> { using type = typename K::tile_stage[kernel_tile_stages<K>()]; };
+
 template <class K>
 struct pipeline_shared {
   typename K::input_stage inputs[K::stages];
   typename K::output_stage outputs[K::consumers];
-  [[no_unique_address]] typename tile_stage_of<K>::type tile;
+  [[no_unique_address]] typename tile_ring_of<K>::type tile;
   barrier inputs_full[K::stages];
   barrier inputs_empty[K::stages];
-  barrier tile_full, tile_empty;  // the tile stage's, when K has one
+  barrier tile_full[kernel_tile_stages<K>()], tile_empty[kernel_tile_stages<K>()];  // when K has a tile stage
 };
+
+// What an H100 grants one block: 227 KB of shared memory.
+inline constexpr std::size_t max_block_smem_bytes = 227 * 1024;
+// Shared memory beside the stages: the barriers, and slack to align the base to 1024 bytes (the
+// 128-byte swizzle's period).
+inline constexpr std::size_t pipeline_overhead_bytes = 1024 + 256;
 
 template <class K>
 constexpr std::size_t pipeline_smem_bytes() {
-  return sizeof(pipeline_shared<K>) + 1024;  // + slack to align the base to 1024 (128B swizzle)
+  return sizeof(pipeline_shared<K>) + 1024;  // + the alignment slack
 }
 
 template <class K>
@@ -107,8 +124,9 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
   auto& s = pipeline_state<K>(smem);
   constexpr int lag = kernel_release_lag<K>();
   static_assert(lag == 0 || (lag == 1 && K::stages > 1), "pipeline: a consumer keeps a stage 0 iterations, or 1 with 2+ stages");
-  constexpr int ctas = kernel_cluster_size<K>();
+  constexpr int ctas = kernel_cluster_size<K>(), tile_stages = kernel_tile_stages<K>();
   static_assert(ctas == 1 || !HasTileStage<K>, "pipeline: a tile stage is not shared across a cluster");
+  static_assert(tile_stages == 1 || (tile_stages == 2 && HasTileStage<K>), "pipeline: one or two tile stages");
   const int tiles = K::num_tiles(g);
   // A stage goes back to the producers: one arrival per consumer warp of every CTA of the cluster.
   auto hand_back = [&](barrier& empty) {
@@ -124,8 +142,10 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
       init(s.inputs_empty[i], 4 * K::consumers * ctas);  // one arrival per consumer warp
     }
     if constexpr (HasTileStage<K>) {
-      init(s.tile_full, 1);
-      init(s.tile_empty, 4 * K::consumers);
+      for (int i = 0; i < tile_stages; ++i) {
+        init(s.tile_full[i], 1);
+        init(s.tile_empty[i], 4 * K::consumers);
+      }
     }
     fence_barrier_init();
   }
@@ -135,14 +155,14 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
   if (warpgroup::groupid() == K::consumers) {  // the producer warpgroup
     warpgroup::decrease_registers<K::producer_registers>();
     if (warpgroup::warpid() == 0 && elect_one()) {
-      int stage = 0;
+      int stage = 0, slot = 0;
       uint32_t phase = 0, tile_phase = 0;
       for (int tile = block_index(); tile < tiles; tile += grid_blocks()) {
         if constexpr (HasTileStage<K>) {
-          wait(s.tile_empty, tile_phase ^ 1);
-          expect_bytes(s.tile_full, tile_stage_bytes<K>());
-          K::load_tile(s.tile, g, tile, s.tile_full);
-          tile_phase ^= 1;
+          wait(s.tile_empty[slot], tile_phase ^ 1);
+          expect_bytes(s.tile_full[slot], tile_stage_bytes<K>());
+          K::load_tile(s.tile[slot], g, tile, s.tile_full[slot]);
+          if (++slot == tile_stages) slot = 0, tile_phase ^= 1;
         }
         const int iters = tile_iterations<K>(g, tile);
         for (int it = 0; it < iters; ++it) {
@@ -157,17 +177,17 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     warpgroup::increase_registers<K::consumer_registers>();
     const int consumer = warpgroup::groupid();
     typename K::consumer_state state;
-    int stage = 0;
+    int stage = 0, slot = 0;
     uint32_t phase = 0, tile_phase = 0;
     for (int tile = block_index(); tile < tiles; tile += grid_blocks()) {
-      if constexpr (HasTileStage<K>) wait(s.tile_full, tile_phase);
+      if constexpr (HasTileStage<K>) wait(s.tile_full[slot], tile_phase);
       // K::compute may leave `lag` MMA groups in flight, so a stage is handed back that many
       // iterations late, once the MMAs that read it are known to be done.
       int previous = -1;
       const int iters = tile_iterations<K>(g, tile);
       for (int it = 0; it < iters; ++it) {
         wait(s.inputs_full[stage], phase);
-        if constexpr (HasTileStage<K>) K::compute(state, s.tile, s.inputs[stage], g, tile, consumer, it);
+        if constexpr (HasTileStage<K>) K::compute(state, s.tile[slot], s.inputs[stage], g, tile, consumer, it);
         else K::compute(state, s.inputs[stage], consumer, it);
         if constexpr (lag == 0) {
           hand_back(s.inputs_empty[stage]);
@@ -180,9 +200,9 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
       K::compute_done(state);
       if (previous >= 0) hand_back(s.inputs_empty[previous]);
       if constexpr (HasTileStage<K>) {
-        K::store(state, s.tile, s.outputs[consumer], g, tile, consumer);
-        if (elect_one()) arrive(s.tile_empty);
-        tile_phase ^= 1;
+        K::store(state, s.tile[slot], s.outputs[consumer], g, tile, consumer);
+        if (elect_one()) arrive(s.tile_empty[slot]);
+        if (++slot == tile_stages) slot = 0, tile_phase ^= 1;
       } else {
         K::store(state, s.outputs[consumer], g, tile, consumer);
       }

@@ -73,7 +73,7 @@ std::shared_ptr<const AttentionSim> simulate_attention_run(const AttentionRun& r
     out->clock_mhz = p.clock_mhz;
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = thread_cpu_ms();
-    auto launches = kernels::attention_grid_traces(run.shape, run.backward, run.cfg);
+    auto launches = kernels::attention_grid_traces(run.shape, run.backward, run.cfg, static_cast<int>(p.sms));
     sim::SimOptions opt;
     // Quick runs record every SM's spans, for each block's start and end (the causal scene's
     // per-CTA work and tail); slow ones the timeline SMs only.

@@ -18,8 +18,8 @@
 
 namespace ts::host {
 
-// What an H100 grants one block (227 KB of shared memory): a launch the GPU would refuse fails here too.
-inline constexpr std::size_t max_smem_bytes = 227 * 1024;
+// What an H100 grants one block: a launch the GPU would refuse fails here too.
+inline constexpr std::size_t max_smem_bytes = sched::max_block_smem_bytes;
 
 // Names the pipeline's barriers in deadlock reports ("inputs_full[1]").
 template <class K>
@@ -29,8 +29,10 @@ std::string pipeline_barrier_name(char* smem, const void* p) {
     if (p == &s.inputs_full[i]) return "inputs_full[" + std::to_string(i) + "]";
     if (p == &s.inputs_empty[i]) return "inputs_empty[" + std::to_string(i) + "]";
   }
-  if (p == &s.tile_full) return "tile_full";
-  if (p == &s.tile_empty) return "tile_empty";
+  for (int i = 0; i < sched::kernel_tile_stages<K>(); ++i) {
+    if (p == &s.tile_full[i]) return "tile_full[" + std::to_string(i) + "]";
+    if (p == &s.tile_empty[i]) return "tile_empty[" + std::to_string(i) + "]";
+  }
   return {};
 }
 
