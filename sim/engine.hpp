@@ -7,9 +7,10 @@
 // pipes (FMA, ALU, SFU, convert, shuffle: each a rate and a latency) and its tensor core, which
 // runs one MMA slice at a time (FLOPs / its quarter of the SM's rate); a TMA unit that issues one box at a time; an LSU for shared stores
 // (one wavefront per cycle); mbarriers with arrival counts and transaction bytes; named and block
-// barriers. Chip-wide: an L2 (sim/l2.hpp) whose read bandwidth is one FIFO server, its intake of
-// TMA stores another, and HBM a third; a TMA store waits longer the more stores are in flight
-// across the chip (alone: tma_store_latency; every SM storing: tma_store_latency_under_load).
+// barriers. Chip-wide: an L2 (sim/l2.hpp) that is one FIFO server for TMA loads, stores and
+// reducing stores, each at its own measured rate, and HBM a second; a plain TMA store waits longer
+// the more stores are in flight across the chip (alone: tma_store_latency; every SM storing:
+// tma_store_latency_under_load), a reducing store only for the L2's queue.
 // A block becomes resident on an SM when shared memory, registers, threads and the block limit
 // allow, in launch order; the blocks of a thread-block cluster together, on neighbouring SMs, and
 // a multicast load is one L2 read landing in each of them. Deterministic: no randomness, ties

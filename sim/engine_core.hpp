@@ -192,7 +192,7 @@ class Engine {
   uint32_t next_block_ = 0, retired_ = 0;
   uint32_t cluster_ = grid_.cluster_size();
   uint64_t seq_ = 0;
-  double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, store_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
+  double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
   SimReport report_;
 };
 

@@ -2,19 +2,23 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 
 namespace ts::sim {
 
 namespace {
-constexpr double kEps = 1e-9;
+// Whether virtual time v has reached x. The tolerance grows with v: in a long run (tens of millions
+// of cycles) the rounding of v exceeds any fixed epsilon, and a group predicted done at t, not
+// found done when the core is advanced to t, would be woken at t again, forever.
+bool reached(double x, double v) { return x <= v + 1e-9 * std::max(1.0, std::abs(v)); }
 }
 
 // Every group of the active warps with a threshold up to v_end completes in the segment that starts
 // at (v_time_, v_) and runs at k real cycles per virtual cycle.
 void TensorCore::record_completions(double v_end, double k) {
   auto mark = [&](MmaGroup& g) {
-    if (g.done < 0 && g.threshold >= 0 && g.threshold <= v_end + kEps) g.done = v_time_ + std::max(0.0, g.threshold - v_) * k;
+    if (g.done < 0 && g.threshold >= 0 && reached(g.threshold, v_end)) g.done = v_time_ + std::max(0.0, g.threshold - v_) * k;
   };
   for (WarpMma* w : active_) {
     for (size_t i = 0; i < w->groups.size(); ++i) mark(w->groups[i]);
@@ -38,13 +42,16 @@ void TensorCore::advance(double t) {
     busy_ += end - v_time_;
     v_ = v_end, v_time_ = end;
     if (end >= drain_time)
-      std::erase_if(active_, [&](const WarpMma* w) { return w->drain <= v_ + kEps; });
+      std::erase_if(active_, [&](const WarpMma* w) { return reached(w->drain, v_); });
   }
+  // Groups within rounding of the clock are through now, as predict() says: a waiter woken at the
+  // time predicted must find its group through even when the core could not move any further.
+  record_completions(v_, 1.0);
 }
 
 void TensorCore::issue(WarpMma& w, double t, double cycles) {
   advance(t);
-  if (w.drain <= v_ + kEps) {  // idle until now: its work starts at the core's present
+  if (reached(w.drain, v_)) {  // idle until now: its work starts at the core's present
     w.drain = v_;
     active_.push_back(&w);
   }
@@ -55,7 +62,7 @@ void TensorCore::issue(WarpMma& w, double t, double cycles) {
 }
 
 double TensorCore::predict(double threshold) const {
-  if (threshold <= v_ + kEps) return v_time_;
+  if (reached(threshold, v_)) return v_time_;
   // At most a few warps share a core (an SM holds 64): sort their drains on the stack.
   std::array<double, 64> drains;
   const size_t n = std::min(active_.size(), drains.size());
@@ -64,7 +71,7 @@ double TensorCore::predict(double threshold) const {
   double v = v_, t = v_time_, k = static_cast<double>(n);
   for (size_t i = 0; i < n; ++i) {
     const double d = drains[i];
-    if (threshold <= d + kEps) return t + (threshold - v) * k;
+    if (reached(threshold, d)) return t + (threshold - v) * k;
     t += (d - v) * k, v = d, k -= 1;
   }
   return std::numeric_limits<double>::infinity();  // beyond all queued work: never, as things stand

@@ -6,6 +6,7 @@
 #include "sim/banks.hpp"
 #include "sim/engine.hpp"
 #include "sim/smem_walk.hpp"
+#include "sim/tensor_core.hpp"
 #include "tiles/layout/fragments.hpp"
 
 using namespace ts::sim;
@@ -415,4 +416,33 @@ TEST_CASE("progress reports blocks done and a false return stops the simulation"
   HandGrid again({warp}, 10);
   opt.progress = [](uint32_t done, uint32_t) { return done < 3; };
   CHECK_THROWS_AS(simulate(again, simple_params(), opt), SimCancelled);
+}
+
+TEST_CASE("the tensor core finds a group done at the time it predicted, deep into a long run", "[engine]") {
+  // Far into a run, a group's last sliver of work can be smaller than the rounding of real time:
+  // predicted through at t, it must be found through when the core is moved to t, or its waiter is
+  // woken at t again, forever (that hung `tilescope sim attention --n 16384 --d 128 --bwd` at
+  // 1709 MHz). Three warps share the core, so the clock runs at a third of real time.
+  TensorCore core;
+  std::array<WarpMma, 3> warps;
+  double t = 3e9;
+  for (int round = 0; round < 20000; ++round) {
+    for (int j = 0; j < 3; ++j) {
+      WarpMma& w = warps[j];
+      // Cycles of work that do not add up exactly, and now and then less than the clock's rounding.
+      core.issue(w, t, round % 7 == 3 ? 2e-9 : 97.31 + 0.173 * ((round + j) % 11));
+      w.groups.push_back(w.open);
+      w.open = MmaGroup{-1};
+    }
+    for (WarpMma& w : warps) {
+      const double at = core.predict(w.groups[0].threshold);
+      REQUIRE(at >= t);
+      core.advance(at);
+      INFO("round " << round << ": predicted through at " << at);
+      REQUIRE(w.groups[0].done >= 0);
+      w.groups.pop_front();
+      t = at;
+    }
+    t += round % 5 == 0 ? 13.7 : 0.0;
+  }
 }
