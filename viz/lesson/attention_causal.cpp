@@ -5,7 +5,7 @@
 
 #include "kernels/attention/attention_layout.hpp"
 #if TILESCOPE_HAVE_HOST_BACKEND
-#include "kernels/attention/attention_fwd.cuh"
+#include "kernels/attention/attention_globals.hpp"
 #endif
 
 namespace ts::viz {
@@ -24,12 +24,7 @@ namespace {
 template <int D, bool Causal>
 void fill_grid(CausalGrid& g) {
   using K = kernels::attention_fwd<D, Causal, 3, false>;  // the order and loop bounds do not depend on Overlap
-  typename K::globals glob{};
-  glob.batch = 1;
-  glob.heads_q = divisor(1);
-  glob.group = divisor(1);
-  glob.seq = g.seq;
-  glob.q_blocks = divisor(static_cast<int>(kernels::ceil_div(g.seq, K::consumers * K::block_q)));
+  const auto glob = kernels::forward_globals_for<K>({1, 1, 1, g.seq, D, Causal, 0.f});
   g.consumers = K::consumers;
   g.block_q = K::consumers * K::block_q;
   g.block_kv = K::block_kv;

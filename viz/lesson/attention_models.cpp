@@ -5,9 +5,7 @@
 
 #include "kernels/attention/attention_layout.hpp"
 #if TILESCOPE_HAVE_HOST_BACKEND
-#include "kernels/attention/attention_bwd.cuh"
-#include "kernels/attention/attention_fwd.cuh"
-#include "tiles/sched/pipeline.hpp"
+#include "kernels/attention/attention_globals.hpp"
 #endif
 
 namespace ts::viz {
@@ -22,58 +20,27 @@ AttentionRun attention_run(const AttnKnobs& a, bool backward, int consumers, int
 
 #if TILESCOPE_HAVE_HOST_BACKEND
 
-namespace {
-
-// Calls f.template operator()<K>() with the forward instance the kernel's dispatch would pick.
-template <class F>
-void with_forward_kernel(int dim, bool causal, int consumers, bool overlap, F&& f) {
-  const auto pick = [&]<int D, bool C>() {
-    if (consumers == 2) {
-      if (overlap) f.template operator()<kernels::attention_fwd<D, C, 2, true>>();
-      else f.template operator()<kernels::attention_fwd<D, C, 2, false>>();
-    } else if (overlap && D == 64) {
-      f.template operator()<kernels::attention_fwd<64, C, 3, true>>();
-    } else {
-      f.template operator()<kernels::attention_fwd<D, C, 3, false>>();
-    }
-  };
-  const auto by_causal = [&]<int D>() {
-    if (causal) pick.template operator()<D, true>();
-    else pick.template operator()<D, false>();
-  };
-  if (dim == 64) by_causal.template operator()<64>();
-  else by_causal.template operator()<128>();
-}
-
-template <class K>
-typename K::globals forward_globals_of(int64_t seq, int64_t heads) {
-  typename K::globals g{};
-  g.batch = 1, g.heads_q = divisor(static_cast<int>(heads)), g.group = divisor(1), g.seq = static_cast<int>(seq);
-  g.q_blocks = divisor(static_cast<int>(kernels::ceil_div(seq, K::consumers * K::block_q)));
-  return g;
-}
-
-}  // namespace
-
 uint64_t forward_smem_bytes(int dim, int consumers, bool overlap) {
   uint64_t bytes = 0;
-  with_forward_kernel(dim, false, consumers, overlap, [&]<class K>() { bytes = sched::pipeline_smem_bytes<K>(); });
+  const kernels::AttentionShape s{1, 1, 1, 1, dim, false, 0.f};
+  kernels::with_forward(s, {consumers, overlap ? 1 : 0}, [&]<class K>() { bytes = sched::pipeline_smem_bytes<K>(); });
   return bytes;
 }
 
 FlowModel flow_model(const AttnKnobs& a, const sim::MachineSpec& m) {
   FlowModel f;
+  const kernels::AttentionShape s = attention_run(a, false).shape;
   kernels::AttentionConfig cfg;
   try {
-    cfg = kernels::resolve(attention_run(a, false).shape, {});
+    cfg = kernels::resolve(s, {});
   } catch (const std::exception& e) {
     f.error = e.what();
     return f;
   }
-  with_forward_kernel(int(a.d), a.causal, cfg.consumers, cfg.overlap == 1, [&]<class K>() {
+  kernels::with_forward(s, cfg, [&]<class K>() {
     f.consumers = K::consumers, f.stages = K::stages, f.block_q = K::block_q, f.block_kv = K::block_kv;
     f.dim = int(a.d), f.overlap = cfg.overlap == 1;
-    const auto g = forward_globals_of<K>(a.n, a.heads);
+    const auto g = kernels::forward_globals_for<K>(s);
     f.kv_blocks = K::iterations(g, 0);
     f.q_tile_bytes = sizeof(typename K::q_tile);
     f.stage_bytes = sizeof(typename K::input_stage);
@@ -84,7 +51,6 @@ FlowModel flow_model(const AttnKnobs& a, const sim::MachineSpec& m) {
     f.flops_per_block = 2.0 * 2.0 * K::consumers * K::block_q * K::block_kv * double(a.d);
     f.bytes_per_block = double(f.stage_bytes);
   });
-  const kernels::AttentionShape s = attention_run(a, false).shape;
   f.kernel_flops = kernels::attention_flops(s, false);
   f.kernel_hbm_bytes = 4.0 * double(s.batch * s.heads_q) * double(s.seq) * double(s.dim) * 2;
   f.peak_flops = m.bf16_dense_tflops.value * 1e12;
@@ -96,11 +62,9 @@ FlowModel flow_model(const AttnKnobs& a, const sim::MachineSpec& m) {
 BackwardModel backward_loop(const AttnKnobs& a) {
   BackwardModel b;
   const auto run = [&]<int D, bool Causal>() {
-    using K = kernels::attention_bwd<D, Causal>;
-    typename K::globals g{};
-    g.batch = 1, g.heads_kv = divisor(int(a.heads)), g.group = divisor(1), g.seq = int(a.n);
-    g.kv_blocks = divisor(static_cast<int>(kernels::ceil_div(a.n, K::consumers * K::block_kv)));
-    g.q_blocks = static_cast<int>(kernels::ceil_div(a.n, K::block_q));
+    using B = kernels::backward_kernels<D, Causal>;
+    using K = typename B::main;
+    const auto g = kernels::backward_globals_for<B>({1, a.heads, a.heads, a.n, D, Causal, 0.f}).main;
     b.consumers = K::consumers, b.block_kv = K::block_kv, b.block_q = K::block_q, b.ctas = K::num_tiles(g);
     for (int t = 0; t < K::num_tiles(g); ++t)
       for (int it = 0; it < K::iterations(g, t); ++it) {
