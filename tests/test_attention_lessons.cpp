@@ -197,13 +197,20 @@ TEST_CASE("attention flow: the CTA's sizes come from the kernel's types", "[viz]
   CHECK(f.stages == 3);  // the default overlaps at D = 64 without a mask: release lag 1
   CHECK(f.q_tile_bytes == 64 * 64 * 2);
   CHECK(f.stage_bytes == 2 * 128 * 64 * 2);
-  CHECK(f.smem_bytes >= 3 * f.q_tile_bytes + 3 * f.stage_bytes);
+  CHECK(f.tile_stages == 2);  // the next tile's Q tiles fit beside these
+  CHECK(f.smem_bytes >= 2 * 3 * f.q_tile_bytes + 3 * f.stage_bytes);
   CHECK(f.kernel_intensity() == Approx(1024 / 2.0));
   CHECK(f.block_intensity() == Approx(f.flops_per_block / f.bytes_per_block));
   const Question q = make_question("fwd-smem", {{"d", 128}, {"consumers", 2}, {"overlap", 1}}, AttnFlowState{});
   REQUIRE(q.error.empty());
   CHECK(accepts(q, (2 * 64 * 128 * 2 + 3 * 2 * 128 * 128 * 2) / 1024.0));
   CHECK_FALSE(accepts(q, (2 * 64 * 128 * 2 + 2 * 2 * 128 * 128 * 2) / 1024.0));  // two stages
+  // Two tile stages where they fit: the Q tiles count twice.
+  const Question two = make_question("fwd-smem", {{"d", 64}, {"consumers", 3}, {"overlap", 0}}, AttnFlowState{});
+  REQUIRE(two.error.empty());
+  CHECK_THAT(two.text, Catch::Contains("2 tile stages"));
+  CHECK(accepts(two, (2 * 3 * 64 * 64 * 2 + 2 * 2 * 128 * 64 * 2) / 1024.0));
+  CHECK_FALSE(accepts(two, (3 * 64 * 64 * 2 + 2 * 2 * 128 * 64 * 2) / 1024.0));  // one set of Q tiles
 }
 
 TEST_CASE("attention measurements: the committed files load, and the trust scene's MAPE is the file's", "[viz][attention][measured]") {

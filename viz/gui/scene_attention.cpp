@@ -59,7 +59,8 @@ void draw_attention(const AttnFlowState& s, const SceneContext& c, Rect area) {
   const float qw = (w - 16) / float(m.consumers);
   for (int i = 0; i < m.consumers; ++i)
     box(dl, f, {ImVec2(x0 + 6 + i * qw, y + 20), ImVec2(x0 + 2 + (i + 1) * qw, y + 52)}, kQ, true,
-        "Q " + std::to_string(i) + ": 64 x " + std::to_string(m.dim) + ", " + bytes_text(double(m.q_tile_bytes)) + ", resident");
+        "Q " + std::to_string(i) + ": 64 x " + std::to_string(m.dim) + ", " + bytes_text(double(m.q_tile_bytes)) +
+            (m.tile_stages == 2 ? ", x2: the next tile's loads beside it" : ", resident"));
   if (c.lit("q")) draw_highlight_frame(dl, {ImVec2(x0 + 2, y + 18), ImVec2(x0 + w - 2, y + 54)});
   const float sw = (w - 16) / float(m.stages);
   for (int i = 0; i < m.stages; ++i) {

@@ -27,6 +27,13 @@ uint64_t forward_smem_bytes(int dim, int consumers, bool overlap) {
   return bytes;
 }
 
+int forward_tile_stages(int dim, int consumers, bool overlap) {
+  int stages = 0;
+  const kernels::AttentionShape s{1, 1, 1, 1, dim, false, 0.f};
+  kernels::with_forward(s, {consumers, overlap ? 1 : 0}, [&]<class K>() { stages = sched::kernel_tile_stages<K>(); });
+  return stages;
+}
+
 FlowModel flow_model(const AttnKnobs& a, const sim::MachineSpec& m) {
   FlowModel f;
   const kernels::AttentionShape s = attention_run(a, false).shape;
@@ -43,6 +50,7 @@ FlowModel flow_model(const AttnKnobs& a, const sim::MachineSpec& m) {
     const auto g = kernels::forward_globals_for<K>(s);
     f.kv_blocks = K::iterations(g, 0);
     f.q_tile_bytes = sizeof(typename K::q_tile);
+    f.tile_stages = sched::kernel_tile_stages<K>();
     f.stage_bytes = sizeof(typename K::input_stage);
     f.smem_bytes = sched::pipeline_smem_bytes<K>();
     f.score_bytes = uint64_t(K::block_q) * K::block_kv * sizeof(float);
@@ -89,6 +97,7 @@ BackwardModel backward_loop(const AttnKnobs& a) {
 #else
 
 uint64_t forward_smem_bytes(int, int, bool) { return 0; }
+int forward_tile_stages(int, int, bool) { return 0; }
 FlowModel flow_model(const AttnKnobs&, const sim::MachineSpec&) {
   FlowModel f;
   f.error = "this build has no host backend (Boost.Context was not found): the kernel's types are not compiled here";

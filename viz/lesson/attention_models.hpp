@@ -23,7 +23,8 @@ struct FlowModel {
   int consumers = 0, stages = 0, block_q = 0, block_kv = 0, dim = 0;
   bool overlap = false;
   int kv_blocks = 0;            // key blocks the CTA shown (the first launched) loads
-  uint64_t q_tile_bytes = 0;    // one consumer's Q tile (resident for the whole CTA)
+  uint64_t q_tile_bytes = 0;    // one consumer's Q tile (resident while the CTA works on a tile)
+  int tile_stages = 1;          // sets of Q tiles: two where they fit, the next tile's loading into the second
   uint64_t stage_bytes = 0;     // one input stage: a K block and a V block
   uint64_t smem_bytes = 0;      // the pipeline's whole shared memory (stages, Q tiles, barriers, slack)
   uint64_t score_bytes = 0;     // one warpgroup's S tile in registers (fp32), and its P (bf16)
@@ -104,5 +105,7 @@ TrustModel trust_model(const AttnTrustState& s, const AttentionMeasurements& m);
 // The forward's shared memory per CTA at a head dimension and configuration, from the kernel's
 // pipeline (tiles/sched/pipeline.hpp's pipeline_smem_bytes): the exercise's key and the flow scene's.
 uint64_t forward_smem_bytes(int dim, int consumers, bool overlap);
+// ... and the sets of Q tiles (the kernel's tile_stages) it holds.
+int forward_tile_stages(int dim, int consumers, bool overlap);
 
 }  // namespace ts::viz

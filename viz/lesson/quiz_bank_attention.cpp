@@ -112,18 +112,20 @@ Question fwd_smem(const QuizParams& p, const SceneState& base) {
   const int d = static_cast<int>(p.at("d")), consumers = static_cast<int>(p.at("consumers"));
   const bool overlap = p.at("overlap") == 1;
   if (overlap && consumers == 3 && d == 128) return excluded("does not fit: the kernel refuses it");
-  const int stages = overlap ? 3 : 2;
+  const int stages = overlap ? 3 : 2, tile_stages = forward_tile_stages(d, consumers, overlap);
   Question q;
-  q.text = "One CTA of the attention forward keeps one 64 x D bf16 Q tile per consumer warpgroup for its whole life, "
-           "and a ring of stages, each holding a K block and a V block of 128 x D bf16. With D = " + std::to_string(d) +
-           ", " + std::to_string(consumers) + " consumer warpgroups and the self-overlap " + (overlap ? "on" : "off") +
-           " (" + std::to_string(stages) + " stages), how many KiB of shared memory does the CTA use? (Within 4 %: the "
-           "barriers, the log-sum-exp staging and the alignment slack are small.)";
+  q.text = "One CTA of the attention forward keeps a 64 x D bf16 Q tile per consumer warpgroup in each of its tile stages "
+           "(two where they fit, so that a persistent CTA loads the next tile's Q while this one computes), and a ring of "
+           "stages, each holding a K block and a V block of 128 x D bf16. With D = " + std::to_string(d) + ", " +
+           std::to_string(consumers) + " consumer warpgroups and the self-overlap " + (overlap ? "on" : "off") + " (" +
+           std::to_string(stages) + " stages, " + std::to_string(tile_stages) + (tile_stages == 1 ? " tile stage" : " tile stages") +
+           "), how many KiB of shared memory does the CTA use? (Within 4 %: the barriers, the log-sum-exp staging and the "
+           "alignment slack are small.)";
   q.unit = "KiB";
   q.answer = double(forward_smem_bytes(d, consumers, overlap)) / 1024.0;
   if (q.answer <= 0) return excluded("this build has no host backend");
   q.tolerance = 0.04;
-  q.explanation = std::to_string(consumers) + " x 64 x " + std::to_string(d) + " x 2 B of Q + " + std::to_string(stages) +
+  q.explanation = std::to_string(tile_stages) + " x " + std::to_string(consumers) + " x 64 x " + std::to_string(d) + " x 2 B of Q + " + std::to_string(stages) +
                   " x 2 x 128 x " + std::to_string(d) + " x 2 B of K and V, plus the rest: " + num(q.answer, 1) +
                   " KiB (pipeline_smem_bytes of the kernel's own instance); an H100 SM has 227 KiB for a block";
   s.attn.d = static_cast<uint32_t>(d);
