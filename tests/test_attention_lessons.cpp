@@ -110,6 +110,10 @@ TEST_CASE("causal grid: the kernel's iterations() skip exactly the key blocks in
   const CausalGrid g = causal_grid(1024, 64, true);
   CHECK(g.iterations.front() == 2);
   CHECK(g.iterations.back() == 8);
+  // ... of which two warpgroups (rows 1024 and on, past N) skip every block, as the kernel's compute() does.
+  for (int kv = 0; kv < g.kv_blocks; ++kv)
+    for (int c = 1; c < 3; ++c) CHECK(g.work[(size_t(g.q_blocks - 1) * g.kv_blocks + kv) * g.consumers + c] == PairWork::skipped);
+  CHECK(g.work[(size_t(g.q_blocks - 1) * g.kv_blocks + g.kv_blocks - 1) * g.consumers] != PairWork::skipped);
   const Question q = make_question("skipped-blocks", {{"n", 2048}}, CausalState{});
   REQUIRE(q.error.empty());
   CHECK(accepts(q, double(skipped_by_definition(2048, 192, 128))));
@@ -124,11 +128,12 @@ TEST_CASE("causal: the simulated CTAs differ in length by their key blocks, and 
   const CausalGrid g = causal_grid(1024, 64, true);
   const auto& blocks = sim->launches.at(0).blocks;
   REQUIRE(blocks.size() == size_t(16 * g.q_blocks));
-  // Launch slot 0 of each head is its longest CTA, the last slot its shortest.
+  // Launch slot 1 of each head is its longest full CTA (slot 0, the last query block, holds rows of
+  // one warpgroup only at N 1024: the other two skip their work), the last slot its shortest.
   double longest = 0, shortest = 0;
   for (size_t b = 0; b < blocks.size(); ++b) {
     CHECK(blocks[b].end > blocks[b].start);
-    if (b % g.q_blocks == 0) longest += blocks[b].end - blocks[b].start;
+    if (b % g.q_blocks == 1) longest += blocks[b].end - blocks[b].start;
     if (b % g.q_blocks == size_t(g.q_blocks - 1)) shortest += blocks[b].end - blocks[b].start;
   }
   CHECK(longest > 2 * shortest);

@@ -46,7 +46,7 @@ void fill_grid(CausalGrid& g) {
         // compute()'s tests: the warpgroup's first row, and the last row it holds.
         const int q0 = K::first_row({0, 0, q}, c), k0 = kv * K::block_kv;
         PairWork w = PairWork::full;
-        if (Causal && k0 > q0 + K::block_q - 1) w = PairWork::skipped, ++g.warpgroup_skipped;
+        if (Causal && (k0 > q0 + K::block_q - 1 || q0 >= g.seq)) w = PairWork::skipped, ++g.warpgroup_skipped;
         else if (Causal && k0 + K::block_kv - 1 > q0) w = PairWork::masked;
         else if (k0 + K::block_kv > g.seq) w = PairWork::masked;  // the tail's keys past N
         g.work[(size_t(q) * g.kv_blocks + kv) * g.consumers + c] = w;

@@ -28,7 +28,7 @@ struct CausalGrid {
   std::vector<int> launch_order;  // per launch slot t of one head: the q block it computes (the kernel's where())
   uint64_t loaded = 0;            // key blocks loaded over all CTAs of one head
   uint64_t not_loaded = 0;        // ... and the pairs of the full grid that no CTA loads
-  uint64_t warpgroup_skipped = 0; // loaded, but a warpgroup's rows all precede the keys
+  uint64_t warpgroup_skipped = 0; // loaded, but a warpgroup's rows all precede the keys (or lie past N)
   PairWork at(int q, int kv, int c) const { return work[(size_t(q) * kv_blocks + kv) * consumers + c]; }
   std::string error;
 };
