@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <stdexcept>
 
 #include "app/verbs.hpp"
@@ -193,16 +194,25 @@ double drain_block(sim::GridTrace& grid, uint32_t index, double cap, bool& cappe
 OpEstimate estimate_ops(sim::GridTrace& grid, double cap) {
   const uint32_t blocks = grid.blocks();
   if (blocks == 0) return {};
-  // Each block drained up to twice its share: if either reaches it, their mean times the blocks
-  // is at least `cap`. Trace mode alone makes ops far faster than the engine replays them (about
-  // 100 M ops/s here), so a block may go on to kDrainOps (a quarter of a second) for an exact
-  // figure rather than a bound.
+  // Blocks are drained in a well-spread order (steps of about 0.618 of the grid, coprime to it, so
+  // every block once) until kDrainOps ops in all: a small grid exactly, a large one by the mean of
+  // a sample that a pattern repeating every few blocks (causal attention's ramp over each head's
+  // query blocks) does not alias. Trace mode alone makes ops far faster than the engine replays
+  // them (about 100 M ops/s here): kDrainOps is a quarter of a second. A block that reaches twice
+  // its share of `cap` stops the count: the estimate is then a bound of at least `cap`.
   constexpr double kDrainOps = 25e6;
   const double per_block = std::max({1.0, std::ceil(2 * cap / blocks), kDrainOps});
+  uint64_t step = std::max<uint64_t>(1, uint64_t(0.6180339887498949 * blocks));
+  while (std::gcd(step, uint64_t{blocks}) != 1) ++step;
   bool capped = false;
-  const double first = drain_block(grid, 0, per_block, capped);
-  const double last = blocks > 1 && !capped ? drain_block(grid, blocks - 1, per_block, capped) : first;
-  return {(first + last) / 2 * blocks, capped};
+  double drained = 0;
+  uint32_t sampled = 0;
+  do {
+    drained += drain_block(grid, static_cast<uint32_t>(sampled * step % blocks), per_block, capped);
+    ++sampled;
+  } while (!capped && sampled < blocks && drained < kDrainOps);
+  const double mean = capped ? std::max(drained / sampled, per_block / 2) : drained / sampled;
+  return {mean * blocks, capped};
 }
 
 std::vector<OpEstimate> estimate_ops(std::vector<kernels::TracedLaunch>& launches, double cap) {
