@@ -166,7 +166,7 @@ RecordedRun record_attention(const AttentionShape& s, const AttentionConfig& con
   if (backward) with_backward(s, [&]<class B>() { warps = sched::pipeline_threads<typename B::main>() / 32; });
   else with_forward(s, cfg, [&]<class K>() { warps = sched::pipeline_threads<K>() / 32; });
   RecordedRun run;
-  run.grid_blocks = static_cast<uint32_t>(backward ? backward_blocks(s) : forward_blocks(s, cfg, sm_count()));
+  run.grid_blocks = static_cast<uint32_t>(attention_grid_blocks(s, backward, cfg, sm_count()));
   run.title = describe(s) + (backward ? " bwd" : " fwd");
   auto* lse_p = static_cast<float*>(lse.p);
   // The backward's pre-pass and dQ launches record nothing: a plan with no blocks.
