@@ -75,9 +75,14 @@ struct OpEstimate {
 // tiles. A block is drained no further than its share of `cap` ops (twice cap over blocks, or a
 // quarter second's tracing if more), so a configuration far too big is known to be so in a bounded
 // time; the estimate is then a lower bound.
-OpEstimate estimate_ops(sim::GridTrace& grid, double cap);
+// `sample_ops` is how many ops the blocks drained add up to before the mean of those blocks
+// stands for the rest: the default (a quarter second of tracing) makes the refusal's figure good
+// to a few per cent; a progress line's total can do with less (compare has many rows to estimate).
+inline constexpr double kEstimateSampleOps = 25e6;
+OpEstimate estimate_ops(sim::GridTrace& grid, double cap, double sample_ops = kEstimateSampleOps);
 // Every launch's estimate, in order, with the same cap on their sum.
-std::vector<OpEstimate> estimate_ops(std::vector<kernels::TracedLaunch>& launches, double cap);
+std::vector<OpEstimate> estimate_ops(std::vector<kernels::TracedLaunch>& launches, double cap,
+                                     double sample_ops = kEstimateSampleOps);
 
 // Throws UsageError, naming the estimated op count and time and --force, when the launches'
 // estimates add up to more than kRefuseSeconds of simulation.
