@@ -191,16 +191,16 @@ double drain_block(sim::GridTrace& grid, uint32_t index, double cap, bool& cappe
 
 }  // namespace
 
-OpEstimate estimate_ops(sim::GridTrace& grid, double cap, double sample_ops) {
+OpEstimate estimate_ops(sim::GridTrace& grid, double cap, EstimateSample sample) {
   const uint32_t blocks = grid.blocks();
   if (blocks == 0) return {};
   // Blocks are drained in a well-spread order (steps of about 0.618 of the grid, coprime to it, so
-  // every block once) until `sample_ops` ops in all: a small grid exactly, a large one by the mean
+  // every block once) until the sample is reached: a small grid exactly, a large one by the mean
   // of a sample that a pattern repeating every few blocks (causal attention's ramp over each head's
   // query blocks) does not alias. Trace mode alone makes ops far faster than the engine replays
   // them (about 100 M ops/s here). A block that reaches twice its share of `cap` stops the count:
   // the estimate is then a bound of at least `cap`.
-  const double per_block = std::max({1.0, std::ceil(2 * cap / blocks), sample_ops});
+  const double per_block = std::max({1.0, std::ceil(2 * cap / blocks), sample.ops});
   uint64_t step = std::max<uint64_t>(1, uint64_t(0.6180339887498949 * blocks));
   while (std::gcd(step, uint64_t{blocks}) != 1) ++step;
   bool capped = false;
@@ -209,16 +209,16 @@ OpEstimate estimate_ops(sim::GridTrace& grid, double cap, double sample_ops) {
   do {
     drained += drain_block(grid, static_cast<uint32_t>(sampled * step % blocks), per_block, capped);
     ++sampled;
-  } while (!capped && sampled < blocks && drained < sample_ops);
+  } while (!capped && sampled < blocks && sampled < sample.blocks && drained < sample.ops);
   const double mean = capped ? std::max(drained / sampled, per_block / 2) : drained / sampled;
   return {mean * blocks, capped};
 }
 
-std::vector<OpEstimate> estimate_ops(std::vector<kernels::TracedLaunch>& launches, double cap, double sample_ops) {
+std::vector<OpEstimate> estimate_ops(std::vector<kernels::TracedLaunch>& launches, double cap, EstimateSample sample) {
   std::vector<OpEstimate> out;
   double left = cap;
   for (auto& launch : launches) {
-    out.push_back(estimate_ops(*launch.grid, std::max(left, 1.0), sample_ops));
+    out.push_back(estimate_ops(*launch.grid, std::max(left, 1.0), sample));
     left -= out.back().ops;
   }
   return out;

@@ -69,20 +69,23 @@ struct OpEstimate {
   double ops = 0;            // trace ops the simulator would replay
   bool lower_bound = false;  // a block was cut short at the cap: the run has at least `ops`
 };
-// A grid's ops before simulating it: the mean of its first and last blocks' ops (each warp's op
-// stream drained in trace mode) times its blocks. First and last, because a causal kernel's
-// blocks grow linearly with the block index and a persistent grid's last block may hold fewer
-// tiles. A block is drained no further than its share of `cap` ops (twice cap over blocks, or a
-// quarter second's tracing if more), so a configuration far too big is known to be so in a bounded
-// time; the estimate is then a lower bound.
-// `sample_ops` is how many ops the blocks drained add up to before the mean of those blocks
-// stands for the rest: the default (a quarter second of tracing) makes the refusal's figure good
-// to a few per cent; a progress line's total can do with less (compare has many rows to estimate).
-inline constexpr double kEstimateSampleOps = 25e6;
-OpEstimate estimate_ops(sim::GridTrace& grid, double cap, double sample_ops = kEstimateSampleOps);
+// A grid's ops before simulating it: blocks drained in trace mode (each warp's op stream) in a
+// well-spread order until a sample is reached, their mean times the grid's blocks; a grid smaller
+// than the sample is counted exactly. A block is drained no further than its share of `cap` ops
+// (twice cap over blocks, or the sample's ops if more), so a configuration far too big is known
+// to be so in a bounded time; the estimate is then a lower bound.
+struct EstimateSample {
+  double ops;       // stop once the drained blocks hold this many ops ...
+  uint32_t blocks;  // ... or this many blocks were drained (each costs its warps' fibers)
+};
+// The refusal of over-long runs: a quarter second of tracing, good to a few per cent.
+inline constexpr EstimateSample kRefusalSample{25e6, 1024};
+// A progress line's total (compare estimates every row first): a few hundredths of a second a row.
+inline constexpr EstimateSample kProgressSample{1.25e6, 64};
+OpEstimate estimate_ops(sim::GridTrace& grid, double cap, EstimateSample sample = kRefusalSample);
 // Every launch's estimate, in order, with the same cap on their sum.
 std::vector<OpEstimate> estimate_ops(std::vector<kernels::TracedLaunch>& launches, double cap,
-                                     double sample_ops = kEstimateSampleOps);
+                                     EstimateSample sample = kRefusalSample);
 
 // Throws UsageError, naming the estimated op count and time and --force, when the launches'
 // estimates add up to more than kRefuseSeconds of simulation.

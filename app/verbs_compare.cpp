@@ -107,13 +107,12 @@ void simulate_all(std::vector<Row>& rows, const sim::MachineSpec& machine) {
   Progress progress("compare", Progress::Items::rows);
   progress.set_total(rows.size());
   try {
-    // First every row's op estimate, so that the line knows the whole. A rough one will do (a
-    // twentieth of sim's sample: a few hundredths of a second a row), and a Ctrl-C stops it too:
-    // with many rows, or under a sanitizer, this alone takes seconds.
+    // First every row's op estimate, so that the line knows the whole. A rough one will do, and a
+    // Ctrl-C stops it too: with many rows, or under a sanitizer, this alone takes seconds.
     parallel_for(rows.size(), [&](size_t i) {
       if (CtrlC::pressed()) throw sim::SimCancelled("");
       auto launches = trace_job(rows[i].job, machine.sm_count.value);
-      for (const OpEstimate& e : estimate_ops(launches, 1e18, kEstimateSampleOps / 20)) progress.add_work(e.ops);
+      for (const OpEstimate& e : estimate_ops(launches, 1e18, kProgressSample)) progress.add_work(e.ops);
     });
     parallel_for(rows.size(), [&](size_t i) {
       const sim::EngineParams p = sim::engine_params(machine, rows[i].clock_mhz);

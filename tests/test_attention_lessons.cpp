@@ -101,7 +101,7 @@ TEST_CASE("causal grid: the kernel's iterations() skip exactly the key blocks in
       CHECK(g.loaded + g.not_loaded == uint64_t(g.q_blocks) * g.kv_blocks);
       const CausalGrid full = causal_grid(n, d, false);
       CHECK(full.not_loaded == 0);
-      CHECK(full.warpgroup_skipped == 0);
+      CHECK(full.warpgroup_skipped == 0);  // unmasked, even the warpgroups past N compute
       // The longest CTAs are launched first.
       for (size_t t = 1; t < g.launch_order.size(); ++t)
         CHECK(g.iterations[g.launch_order[t]] <= g.iterations[g.launch_order[t - 1]]);
@@ -110,7 +110,7 @@ TEST_CASE("causal grid: the kernel's iterations() skip exactly the key blocks in
   const CausalGrid g = causal_grid(1024, 64, true);
   CHECK(g.iterations.front() == 2);
   CHECK(g.iterations.back() == 8);
-  // ... of which two warpgroups (rows 1024 and on, past N) skip every block, as the kernel's compute() does.
+  // ... of which two warpgroups (rows 1024 and on, past N) skip every block, as the kernel's has_work() says.
   for (int kv = 0; kv < g.kv_blocks; ++kv)
     for (int c = 1; c < 3; ++c) CHECK(g.work[(size_t(g.q_blocks - 1) * g.kv_blocks + kv) * g.consumers + c] == PairWork::skipped);
   CHECK(g.work[(size_t(g.q_blocks - 1) * g.kv_blocks + g.kv_blocks - 1) * g.consumers] != PairWork::skipped);
@@ -153,7 +153,8 @@ TEST_CASE("overlap: the simulator says turning the self-overlap off slows the le
   REQUIRE(off->error.empty());
   CHECK(off->cycles > on->cycles);
   WARN("re-simulating the overlap lesson's forward: " << on->wall_ms << " ms wall, " << on->cpu_ms << " ms CPU");
-  const OverlapModel m = overlap_model(*on, 0);
+  const OverlapModel m = overlap_model(*on);
+  CHECK(m.sm == 0);
   REQUIRE(m.rows.size() == 3);  // one row per consumer warpgroup, not the producer
   for (const auto& r : m.rows) {
     CHECK(r.softmax > 0);
@@ -161,6 +162,14 @@ TEST_CASE("overlap: the simulator says turning the self-overlap off slows the le
   }
   CHECK(!m.tensor_busy.empty());
   CHECK_FALSE(m.measured.has_value());  // no measured per-warp timeline yet
+  // Causal, SM 0 runs head 0's last block first (the longest), whose rows 1088 on lie past N: two
+  // warpgroups sit it out, so the scene draws the first SM whose three warpgroups compute.
+  const auto causal = simulate_attention_run(attention_run(AttnKnobs{1024, 64, 4, true}, false, 3, 0));
+  REQUIRE(causal->error.empty());
+  const OverlapModel mc = overlap_model(*causal);
+  CHECK(mc.sm != 0);
+  REQUIRE(mc.rows.size() == 3);
+  for (const auto& r : mc.rows) CHECK(r.softmax > 0);
   const Question q = make_question("overlap-cost", {{"n", 1024}, {"heads", 4}}, OverlapState{});
   REQUIRE(q.error.empty());
   CHECK(accepts(q, 100 * (off->cycles - on->cycles) / on->cycles));

@@ -8,9 +8,10 @@
 // cores busy. With Overlap, each also overlaps itself: it issues this block's S = Q K^T and the
 // previous block's O += P V together and does this block's softmax while the latter runs, which
 // keeps the previous stage one iteration longer (release lag 1, so three stages). Tails are masked
-// (keys past N score -inf; query rows past N are never stored), and causal blocks skip the key
-// blocks wholly in their future. Launched persistent (attention_layout.hpp says when), a block
-// runs tile after tile, and the producer loads the next tile's Q into a second tile stage.
+// (keys past N score -inf; rows past N are never stored), and causal blocks skip the key blocks
+// wholly in their future and the warpgroups whose rows all lie past N. Launched
+// persistent (attention_layout.hpp says when), a block runs tile after tile, and the producer
+// loads the next tile's Q into a second tile stage.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include <cmath>
 
@@ -53,8 +54,7 @@ struct attention_fwd {
   };
   // Two tile stages where they fit: a persistent block's producer loads the next tile's Q while this
   // tile computes (D 128 with self-overlap, three stages beside two Q tiles, keeps one).
-  static constexpr int tile_stages = 2 * sizeof(tile_stage) + stages * sizeof(input_stage) + consumers * sizeof(output_stage) +
-                                             sched::pipeline_overhead_bytes <= sched::max_block_smem_bytes ? 2 : 1;
+  static constexpr int tile_stages = sched::pipeline_fits<input_stage, output_stage, tile_stage, stages, consumers, 2>() ? 2 : 1;
   struct consumer_state {
     rt_fl<16, D> o{};     // this warp's 16 output rows, unnormalised
     row_stats max, sum;   // running max of the raw scores and running sum of exp, per row
@@ -78,6 +78,14 @@ struct attention_fwd {
     return {b, h, g.q_blocks - 1 - from_last};
   }
   static TS_KERNEL_FN int first_row(const position& p, int consumer) { return (p.q_block * consumers + consumer) * block_q; }
+  // Causal: a warpgroup whose rows all lie past N (in the last block when N is no multiple of the
+  // block's rows) sits the tile out: +5-6 % at N 1024, +2 % at 4096. Not without a mask: there the
+  // same test, in compute or once a tile in the pipeline, cost the self-overlapping D 64 instance
+  // 18-24 % at every N (its loop spilled: 47 local-memory instructions against 10) and gained
+  // nothing at D 128 (data/measured/h100/attention/fwd-skip-past-n.txt).
+  static TS_KERNEL_FN bool has_work(const globals& g, int tile, int consumer) {
+    return !Causal || first_row(where(g, tile), consumer) < g.seq;
+  }
 
   static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
   static TS_KERNEL_FN int iterations(const globals& g, int tile) {
@@ -106,10 +114,6 @@ struct attention_fwd {
     }
     const int q0 = first_row(where(g, tile), consumer), k0 = kv_block * block_kv;
     if (Causal && k0 > q0 + block_q - 1) return accumulate_pending(s);  // every key is in this warpgroup's future
-    // Causal: a warpgroup whose rows all lie past N (in the last block when N is no multiple of the
-    // block's rows) skips its MMAs: +5-6 % at N 1024, +2 % at 4096. Not without a mask: there the
-    // same test cost 6-14 % (data/measured/h100/attention/fwd-skip-past-n.txt).
-    if (Causal && q0 >= g.seq) return;
     const int warp_q0 = q0 + 16 * warpgroup::warpid();
 
     score_tile att;
@@ -164,7 +168,6 @@ struct attention_fwd {
   // the log-sum-exp max scale + ln(sum) that the backward pass recomputes probabilities from.
   static TS_KERNEL_FN void store(consumer_state& s, tile_stage& t, output_stage& out, const globals& g, int tile, int consumer) {
     const position p = where(g, tile);
-    if (Causal && first_row(p, consumer) >= g.seq) return;  // nothing computed, nothing to store
     const int w = warpgroup::warpid();
     const bool leader = w == 0 && elect_one();
     div_row(s.o, s.o, s.sum);

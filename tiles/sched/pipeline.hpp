@@ -25,6 +25,12 @@
 //   tile_stages                 tile stages in a ring (default 1). With 2, the producer loads the
 //                               next tile's inputs while the consumers still work on this one, so
 //                               a persistent block does not wait a load's round trip between tiles
+//   has_work(globals, tile, consumer)   false when a consumer has nothing to compute in a tile
+//                               (attention's warpgroups whose rows all lie past N): it keeps step
+//                               with the stages, each waited for and handed straight back, and its
+//                               compute, compute_done and store are not called. The test can cost
+//                               the consumer loop registers: a kernel measures it (a constant true
+//                               leaves the loop as it was)
 //   release_lag                 iterations a consumer keeps a stage (default release_lag(stages));
 //                               0 for a compute that waits for its own MMAs
 //   input_bytes, tile_bytes     bytes TMA brings per stage (default: sizeof the stage), for stages
@@ -77,30 +83,45 @@ template <class K> TS_KERNEL_FN int tile_iterations(const typename K::globals& g
   if constexpr (TileIterations<K>) return K::iterations(g, tile);
   else return K::iterations(g);
 }
+template <class K> TS_KERNEL_FN bool consumer_has_work(const typename K::globals& g, int tile, int consumer) {
+  if constexpr (requires { K::has_work(g, tile, consumer); }) return K::has_work(g, tile, consumer);
+  else return true;
+}
 
 // The ring of tile stages (nothing for a kernel without one).
 template <class K> struct tile_ring_of { struct type {}; };
 template <HasTileStage K> struct tile_ring_of<K> { using type = typename K::tile_stage[kernel_tile_stages<K>()]; };
 
-template <class K>
-struct pipeline_shared {
-  typename K::input_stage inputs[K::stages];
-  typename K::output_stage outputs[K::consumers];
-  [[no_unique_address]] typename tile_ring_of<K>::type tile;
-  barrier inputs_full[K::stages];
-  barrier inputs_empty[K::stages];
-  barrier tile_full[kernel_tile_stages<K>()], tile_empty[kernel_tile_stages<K>()];  // when K has a tile stage
+// A block's shared memory, by its parts: a kernel that chooses its stage counts by what fits asks
+// about this layout before it is complete itself (pipeline_fits).
+template <class Input, class Output, class TileRing, int Stages, int Consumers, int TileStages>
+struct pipeline_layout {
+  Input inputs[Stages];
+  Output outputs[Consumers];
+  [[no_unique_address]] TileRing tile;
+  barrier inputs_full[Stages];
+  barrier inputs_empty[Stages];
+  barrier tile_full[TileStages], tile_empty[TileStages];  // when K has a tile stage
 };
+template <class K>
+using pipeline_shared = pipeline_layout<typename K::input_stage, typename K::output_stage, typename tile_ring_of<K>::type, K::stages,
+                                        K::consumers, kernel_tile_stages<K>()>;
 
 // What an H100 grants one block: 227 KB of shared memory.
 inline constexpr std::size_t max_block_smem_bytes = 227 * 1024;
-// Shared memory beside the stages: the barriers, and slack to align the base to 1024 bytes (the
+// Dynamic shared memory asked for beyond the layout: slack to align its base to 1024 bytes (the
 // 128-byte swizzle's period).
-inline constexpr std::size_t pipeline_overhead_bytes = 1024 + 256;
+inline constexpr std::size_t pipeline_align_slack = 1024;
 
 template <class K>
 constexpr std::size_t pipeline_smem_bytes() {
-  return sizeof(pipeline_shared<K>) + 1024;  // + the alignment slack
+  return sizeof(pipeline_shared<K>) + pipeline_align_slack;
+}
+// Whether a block with these stages fits in shared memory.
+template <class Input, class Output, class TileStage, int Stages, int Consumers, int TileStages>
+constexpr bool pipeline_fits() {
+  return sizeof(pipeline_layout<Input, Output, TileStage[TileStages], Stages, Consumers, TileStages>) + pipeline_align_slack <=
+         max_block_smem_bytes;
 }
 
 template <class K>
@@ -185,10 +206,13 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
       // iterations late, once the MMAs that read it are known to be done.
       int previous = -1;
       const int iters = tile_iterations<K>(g, tile);
+      const bool works = consumer_has_work<K>(g, tile, consumer);
       for (int it = 0; it < iters; ++it) {
         wait(s.inputs_full[stage], phase);
-        if constexpr (HasTileStage<K>) K::compute(state, s.tile[slot], s.inputs[stage], g, tile, consumer, it);
-        else K::compute(state, s.inputs[stage], consumer, it);
+        if (works) {
+          if constexpr (HasTileStage<K>) K::compute(state, s.tile[slot], s.inputs[stage], g, tile, consumer, it);
+          else K::compute(state, s.inputs[stage], consumer, it);
+        }
         if constexpr (lag == 0) {
           hand_back(s.inputs_empty[stage]);
         } else {
@@ -197,14 +221,15 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
         }
         if (++stage == K::stages) stage = 0, phase ^= 1;
       }
-      K::compute_done(state);
+      if (works) K::compute_done(state);
       if (previous >= 0) hand_back(s.inputs_empty[previous]);
+      if (works) {
+        if constexpr (HasTileStage<K>) K::store(state, s.tile[slot], s.outputs[consumer], g, tile, consumer);
+        else K::store(state, s.outputs[consumer], g, tile, consumer);
+      }
       if constexpr (HasTileStage<K>) {
-        K::store(state, s.tile[slot], s.outputs[consumer], g, tile, consumer);
         if (elect_one()) arrive(s.tile_empty[slot]);
         if (++slot == tile_stages) slot = 0, tile_phase ^= 1;
-      } else {
-        K::store(state, s.outputs[consumer], g, tile, consumer);
       }
     }
     K::finish(s.outputs[consumer], g, consumer);

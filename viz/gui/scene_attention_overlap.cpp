@@ -92,10 +92,10 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
     text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 24), colour::error, "the simulator refused it: " + sim->error);
     return;
   }
-  OverlapModel m = overlap_model(*sim, 0);
+  OverlapModel m = overlap_model(*sim);
   m.measured = measured_overlap_track(run);
   if (m.rows.empty()) {
-    text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 24), colour::dim_text, "SM 0 ran no block of this launch");
+    text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 24), colour::dim_text, "no SM ran a block of this launch");
     return;
   }
   const double span = m.last - m.first;
@@ -103,7 +103,8 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
   const float left = area.min.x + 150, right = area.max.x - 8;
   float y = area.min.y + 26;
   text_at(dl, f.small, ImVec2(area.min.x, y), colour::dim_text,
-          fmt("SM 0, cycles %.0f to %.0f of its %.0f", t0 - m.first, t1 - m.first, span) + "; one row per warpgroup (its first warp)");
+          "SM " + std::to_string(m.sm) + fmt(", cycles %.0f to %.0f of its %.0f", t0 - m.first, t1 - m.first, span) +
+              "; one row per warpgroup (its first warp)");
   y += 20;
   const float row_h = 22;
   if (m.measured) {
@@ -148,7 +149,7 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
   legend_item(dl, f, ImVec2(lx, y), kOther, "other");
   y += 24;
 
-  // Where each warpgroup's time went, over SM 0's whole run.
+  // Where each warpgroup's time went, over the SM's whole run.
   const float table_top = y;
   for (const OverlapRow& r : m.rows) {
     text_at(dl, f.small, ImVec2(area.min.x, y), colour::text,
@@ -156,7 +157,7 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
                           100 * r.wait_mma / span, 100 * r.wait_data / span));
     y += 16;
   }
-  text_at(dl, f.small, ImVec2(area.min.x, y), colour::text, fmt("tensor cores idle %.0f %% of SM 0's run", 100 * m.tensor_idle / span));
+  text_at(dl, f.small, ImVec2(area.min.x, y), colour::text, fmt("tensor cores idle %.0f %% of SM ", 100 * m.tensor_idle / span) + std::to_string(m.sm) + "'s run");
   y += 16;
   if (c.lit("softmax") || c.lit("waiting")) draw_highlight_frame(dl, {ImVec2(area.min.x - 2, table_top - 2), ImVec2(area.max.x, y)});
   y += 6;

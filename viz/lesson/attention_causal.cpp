@@ -20,7 +20,7 @@ AttentionRun causal_run(int seq, int dim, int heads, bool causal) {
 
 namespace {
 
-// The kernel's own where() and iterations() and its early return, for one head.
+// The kernel's own where(), iterations(), has_work() and its early return, for one head.
 template <int D, bool Causal>
 void fill_grid(CausalGrid& g) {
   using K = kernels::attention_fwd<D, Causal, 3, false>;  // the order and loop bounds do not depend on Overlap
@@ -38,15 +38,17 @@ void fill_grid(CausalGrid& g) {
     g.launch_order[t] = q;
     g.iterations[q] = K::iterations(glob, t);
   }
-  for (int q = 0; q < g.q_blocks; ++q) {
+  for (int t = 0; t < K::num_tiles(glob); ++t) {
+    const int q = K::where(glob, t).q_block;
     g.loaded += g.iterations[q];
     g.not_loaded += g.kv_blocks - g.iterations[q];
     for (int kv = 0; kv < g.iterations[q]; ++kv)
       for (int c = 0; c < g.consumers; ++c) {
-        // compute()'s tests: the warpgroup's first row, and the last row it holds.
+        // The pipeline's test (has_work: rows past N), then compute()'s: the warpgroup's first row,
+        // and the last row it holds.
         const int q0 = K::first_row({0, 0, q}, c), k0 = kv * K::block_kv;
         PairWork w = PairWork::full;
-        if (Causal && (k0 > q0 + K::block_q - 1 || q0 >= g.seq)) w = PairWork::skipped, ++g.warpgroup_skipped;
+        if (!K::has_work(glob, t, c) || (Causal && k0 > q0 + K::block_q - 1)) w = PairWork::skipped, ++g.warpgroup_skipped;
         else if (Causal && k0 + K::block_kv - 1 > q0) w = PairWork::masked;
         else if (k0 + K::block_kv > g.seq) w = PairWork::masked;  // the tail's keys past N
         g.work[(size_t(q) * g.kv_blocks + kv) * g.consumers + c] = w;

@@ -13,7 +13,8 @@
 namespace ts::viz {
 
 // One consumer warpgroup's share of one key block: skipped (every key in its future: the kernel
-// returns before the MMA), masked (on the diagonal: some scores set to -inf), or full.
+// returns before the MMA; or every row past N: the pipeline calls no compute), masked (on the
+// diagonal or the tail's keys: some scores set to -inf), or full.
 enum class PairWork : uint8_t { skipped, masked, full };
 
 struct CausalGrid {

@@ -122,13 +122,31 @@ WarpActivity activity_of(sim::OpKind k) {
 
 }  // namespace
 
-OverlapModel overlap_model(const AttentionSim& sim, uint32_t sm) {
+OverlapModel overlap_model(const AttentionSim& sim) {
   if (sim.launches.empty()) return {};
-  return overlap_model(sim.launches.front().report.spans, sm);
+  const auto& spans = sim.launches.front().report.spans;
+  // Per SM, the warpgroups that load (the producer), that issue MMAs, and all of them.
+  struct Groups {
+    uint64_t all = 0, loading = 0, multiplying = 0;  // bit per warpgroup (a block has at most 8)
+  };
+  std::vector<Groups> per_sm;
+  for (const sim::Span& s : spans) {
+    if (s.sm >= per_sm.size()) per_sm.resize(s.sm + 1);
+    const uint64_t bit = uint64_t{1} << std::min<uint32_t>(s.warp / 4, 63);
+    per_sm[s.sm].all |= bit;
+    if (s.kind == sim::OpKind::tma_load) per_sm[s.sm].loading |= bit;
+    if (s.kind == sim::OpKind::mma) per_sm[s.sm].multiplying |= bit;
+  }
+  for (uint32_t sm = 0; sm < per_sm.size(); ++sm) {
+    const Groups& g = per_sm[sm];
+    if (g.multiplying != 0 && g.multiplying == (g.all & ~g.loading)) return overlap_model(spans, sm);
+  }
+  return overlap_model(spans, 0);
 }
 
 OverlapModel overlap_model(const std::vector<sim::Span>& spans, uint32_t sm) {
   OverlapModel m;
+  m.sm = sm;
   // The producer warpgroup is the one whose warps issue TMA loads; the consumers' first warps get a row.
   uint32_t producer_warp = ~0u, max_warp = 0;
   bool any = false;

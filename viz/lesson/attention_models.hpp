@@ -65,12 +65,15 @@ struct MeasuredTrack {
   double cycles = 0;   // that block's run, first span to last
 };
 struct OverlapModel {
+  uint32_t sm = 0;                         // the SM drawn
   std::vector<OverlapRow> rows;            // the first warp of each consumer warpgroup of the SM
   std::vector<std::pair<double, double>> tensor_busy;  // the SM's tensor cores, merged
   double first = 0, last = 0, tensor_idle = 0;
   std::optional<MeasuredTrack> measured;   // see MeasuredTrack
 };
-OverlapModel overlap_model(const AttentionSim& sim, uint32_t sm);
+// The first SM whose every consumer warpgroup computes (an SM whose first tile is a block's last,
+// past N, has warpgroups that sit it out: attention_fwd::has_work), or SM 0 if none does.
+OverlapModel overlap_model(const AttentionSim& sim);
 // The same from any spans of the forward (a measured timeline's).
 OverlapModel overlap_model(const std::vector<sim::Span>& spans, uint32_t sm);
 
