@@ -9,9 +9,9 @@
 // previous block's O += P V together and does this block's softmax while the latter runs, which
 // keeps the previous stage one iteration longer (release lag 1, so three stages). Tails are masked
 // (keys past N score -inf; rows past N are never stored), and causal blocks skip the key blocks
-// wholly in their future and the warpgroups whose rows all lie past N. Launched
-// persistent (attention_layout.hpp says when), a block runs tile after tile, and the producer
-// loads the next tile's Q into a second tile stage.
+// wholly in their future and the warpgroups whose rows all lie past N. Launched persistent
+// (attention_layout.hpp says when), a block runs tile after tile, and the producer loads the next
+// tile's Q into a second tile stage.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include <cmath>
 
