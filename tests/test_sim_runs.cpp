@@ -76,6 +76,15 @@ TEST_CASE("op estimates match the ops the engine replays", "[sim_runs]") {
     REQUIRE(e.size() == 3);
     CHECK(estimated(e) == Approx(double(ops)).epsilon(0.05));
   }
+  SECTION("compare's progress sample: 64 blocks a launch stand for the backward's many small ones") {
+    const SimJob job = attention_job(2, 4096, true, true);  // pre-pass and dQ: 128 blocks each, backward 64
+    auto launches = app::trace_job(job, params().sms);
+    REQUIRE(launches.size() == 3);
+    CHECK(launches[0].grid->blocks() > app::kProgressSample.blocks);
+    const auto rough = app::estimate_ops(launches, 1e18, app::kProgressSample);
+    const auto exact = app::estimate_ops(launches, 1e18, {1e18, ~0u});
+    CHECK(estimated(rough) == Approx(estimated(exact)).epsilon(0.1));
+  }
 }
 
 TEST_CASE("a run that would take hours is refused up front, naming its ops, time and --force", "[sim_runs]") {
