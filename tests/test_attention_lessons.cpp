@@ -112,8 +112,8 @@ TEST_CASE("causal grid: the kernel's iterations() skip exactly the key blocks in
   CHECK(g.iterations.back() == 8);
   // ... of which two warpgroups (rows 1024 and on, past N) skip every block, as the kernel's has_work() says.
   for (int kv = 0; kv < g.kv_blocks; ++kv)
-    for (int c = 1; c < 3; ++c) CHECK(g.work[(size_t(g.q_blocks - 1) * g.kv_blocks + kv) * g.consumers + c] == PairWork::skipped);
-  CHECK(g.work[(size_t(g.q_blocks - 1) * g.kv_blocks + g.kv_blocks - 1) * g.consumers] != PairWork::skipped);
+    for (int c = 1; c < 3; ++c) CHECK(g.at(g.q_blocks - 1, kv, c) == PairWork::skipped);
+  CHECK(g.at(g.q_blocks - 1, g.kv_blocks - 1, 0) != PairWork::skipped);
   const Question q = make_question("skipped-blocks", {{"n", 2048}}, CausalState{});
   REQUIRE(q.error.empty());
   CHECK(accepts(q, double(skipped_by_definition(2048, 192, 128))));
