@@ -88,18 +88,21 @@ inline void emit_math(const sim::PipeCounts& pipes) {
 }
 
 // Ops a warp records before it hands them over (its fiber switches back to the puller). On the
-// desktop a switch is a few registers (Boost.Context) and 128 ops (7 KB) keep a warp's buffer in
-// the L1 cache: larger batches measured slower there. In the browser build a switch unwinds and
+// desktop a switch is a few registers (Boost.Context), and what costs is the buffers: the engine
+// reads each op long after it was written, after every other resident warp's, so all warps'
+// buffers together must stay in the core's cache. At 16 ops (900 bytes) a full H100's 1,600 warps
+// hold 1.4 MB; at 128, 11 MB, and reading an op's kind was 60 % of the engine's per-op work
+// (2026-11-26, 2-core EPYC with 1 MB of L2 a core, one core: attention forward B1 H16 N16384 D128
+// 6.1 s at 128, 4.7 at 32, 3.9 at 16, 4.6 at 8; GEMM 8192^3 1.20, 1.00, 1.02, 1.19 s). In the browser build a switch unwinds and
 // rewinds both stacks through Asyncify and JavaScript (2-4 us a pull under node, 0.1 us natively),
 // so the batch is larger there: the lessons' 2048^3 GEMM warps record at most 258 ops, and a run
 // switches into its 1536 warps 1536 times instead of 2816; a 4096^3 run 4080 times instead of 13808.
 // The ops are the same either way, and so are the cycles: the engine reads them in program order
-// whatever the batches. A buffer holds what its warp recorded, up to this: for a 16384^3 grid's
-// 1584 resident warps 11 MB at 128, 45 MB at 512 (native runs measured 29 and 54 MB in all).
+// whatever the batches.
 #ifdef __EMSCRIPTEN__
 inline constexpr std::size_t kTraceBatch = 512;
 #else
-inline constexpr std::size_t kTraceBatch = 128;
+inline constexpr std::size_t kTraceBatch = 16;
 #endif
 
 // Warps' op buffers, kept for the next block as the stacks are, each with room for a whole batch
