@@ -13,11 +13,12 @@
 
 namespace ts::app {
 
-// Measured with the commands sim_job.hpp names, at commit 62c1af4 on the 2-core development
-// machine (RelWithDebInfo, one core, other builds running beside): gemm 8192^3 replayed 12.7 M ops
-// in 1.36 s (9.4 M ops/s); attention forward B1 H16 N16384 D128 41.5 M ops in 7.67 s (5.4 M ops/s).
-// The slower of the two, rounded down: attention's register math costs the engine more per op.
-const double kSimOpsPerSecond = 5e6;
+// Measured by scripts/sim-speed (the commands sim_job.hpp names) on the 2-core development machine,
+// RelWithDebInfo, one core, best of 3, 2026-11-26 with the bucket event queue and 16-op trace
+// batches: gemm 8192^3 replayed 12.7 M ops in 1.13 s (11.3 M ops/s); attention forward B1 H16
+// N16384 D128 41.5 M ops in 4.46 s (9.3 M ops/s). The slower of the two, rounded down: attention's
+// register math costs the engine more per op.
+const double kSimOpsPerSecond = 9e6;
 
 std::string SimJob::title() const {
   if (attention) return kernels::describe(attention_shape) + (backward ? " backward" : " forward");
