@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/lessons_folder.hpp"
+#include "viz/lesson/attention_models.hpp"
 #include "viz/lesson/gemm_sim.hpp"
 #include "viz/lesson/measured.hpp"
 #include "viz/lesson/results.hpp"
@@ -25,8 +26,9 @@ viz::LessonSet load_lessons_or_usage_error(const std::string& dir) {
 // folder; 2 for bad input (no such folder, or a folder with no lesson files).
 namespace {
 
-// How long the simulator takes for each step's configuration: what a knob change that leads to a
-// new configuration costs before the scene can redraw (every run is fresh here, no cache).
+// How long the simulator takes for each step's configuration, GEMM or attention: what a knob change
+// that leads to a new configuration costs before the scene can redraw (every run is fresh here, no
+// cache).
 int print_sim_timing(const viz::LessonSet& set) {
   struct Timing {
     double wall_ms, cpu_ms;
@@ -37,6 +39,24 @@ int print_sim_timing(const viz::LessonSet& set) {
   std::printf("%-20s %4s  %-52s %8s %8s %10s\n", "lesson", "step", "simulated configuration", "wall ms", "cpu ms", "ops");
   for (const auto& lesson : set.lessons)
     for (size_t s = 0; s < lesson.steps.size(); ++s) {
+      // The attention scenes' runs (each forward or backward pass: its launches together).
+      for (const viz::AttentionRun& arun : viz::scene_attention_runs(lesson.steps[s].state)) {
+        auto it = seen.find("attention " + arun.key());
+        if (it == seen.end()) {
+          const auto sim = viz::simulate_attention_run(arun);
+          if (!sim->error.empty()) throw std::runtime_error(lesson.id + " step " + std::to_string(s + 1) + ": " + sim->error);
+          uint64_t ops = 0;
+          for (const auto& l : sim->launches) ops += l.report.ops;
+          it = seen.emplace("attention " + arun.key(), Timing{sim->wall_ms, sim->cpu_ms, ops}).first;
+          if (arun.quick()) quick_wall.push_back(sim->wall_ms), quick_cpu.push_back(sim->cpu_ms);
+        }
+        const std::string what = kernels::describe(arun.shape) + (arun.backward ? " bwd" : " fwd") +
+                                 (arun.cfg.consumers > 0 ? " c" + std::to_string(arun.cfg.consumers) : "") +
+                                 (arun.cfg.overlap >= 0 ? " overlap " + std::to_string(arun.cfg.overlap) : "");
+        std::printf("%-20s %4zu  %-52s %8.1f %8.1f %10llu%s\n", lesson.id.c_str(), s + 1, what.substr(0, 52).c_str(),
+                    it->second.wall_ms, it->second.cpu_ms, (unsigned long long)it->second.ops,
+                    arun.quick() ? "" : "  (slow: in the background)");
+      }
       const auto run = viz::scene_run(lesson.steps[s].state);
       if (!run) continue;
       auto it = seen.find(run->key());
@@ -122,7 +142,11 @@ VerbRun add_lessons_verb(CLI::App& cli) {
       return r.problems.empty() ? 0 : 1;
     }
     const viz::LessonSet set = load_lessons_or_usage_error(*dir);
-    if (*timing) return print_sim_timing(set);
+    if (*timing) {  // the lessons that load are timed; the others named as in the listing, exit 1
+      const int rc = print_sim_timing(set);
+      for (const auto& e : set.errors) std::cerr << e.text() << "\n";
+      return set.errors.empty() ? rc : 1;
+    }
     if (set.lessons.empty() && set.errors.empty())
       throw UsageError("no lesson files (named like 01-name.md) in '" + (dir->empty() ? viz::default_lessons_dir().string() : *dir) + "'");
     for (size_t i = 0; i < set.lessons.size(); ++i) {

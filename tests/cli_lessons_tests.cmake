@@ -46,3 +46,14 @@ expect_cli(0 "key: " ARGS lessons --key --dir ${LESSONS})
 expect_cli(2 "--seed needs --key" ARGS lessons --seed 3)
 expect_cli(0 "student,solved,memory-roofline/8 gemm-intensity" ARGS lessons --results --csv --results-file ${RESULTS}/ada.jsonl --dir ${LESSONS})
 expect_cli(2 "--csv needs --results" ARGS lessons --csv)
+
+# --sim-timing times each step's simulations, the attention scenes' runs too (one lesson here: the
+# whole folder replays a 16384^3 GEMM).
+set(ONE_LESSON ${CMAKE_CURRENT_BINARY_DIR}/sim-timing-lessons)
+file(REMOVE_RECURSE ${ONE_LESSON})
+file(COPY ${LESSONS}/14-overlap-softmax.md ${LESSONS}/glossary.md DESTINATION ${ONE_LESSON})
+expect_cli(0 "attention B1 Hq4 Hkv4 N1024 D64 fwd c3 overlap 1" ARGS lessons --dir ${ONE_LESSON} --sim-timing)
+expect_cli(0 "distinct quick configurations" ARGS lessons --dir ${ONE_LESSON} --sim-timing)
+file(REMOVE_RECURSE ${ONE_LESSON})
+# A broken file is named as in the listing, and the run exits 1.
+expect_cli(1 "${FIXTURES}/mixed/02-broken.md:8: the 16x16 subtile" MULTILINE ARGS lessons --dir ${FIXTURES}/mixed --sim-timing)

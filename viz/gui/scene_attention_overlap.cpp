@@ -73,15 +73,15 @@ void draw_attention(const OverlapState& s, const SceneContext& c, Rect area) {
   const Fonts& f = c.fonts;
   ImDrawList* dl = c.dl;
   const int consumers = int(s.consumers);
-  const AttentionRun run = attention_run(s.attn, false, consumers, s.overlap ? 1 : 0);
-  const bool other_ok = !(consumers == 3 && s.attn.d == 128);  // the other setting must run too
-  const AttentionRun other = attention_run(s.attn, false, consumers, s.overlap ? 0 : 1);
+  const OverlapRuns runs = overlap_runs(s);
+  const AttentionRun& run = runs.shown;
+  const bool other_ok = runs.other.has_value();  // the other setting must run too
   text_at(dl, f.bold, area.min, colour::white,
           "One SM's consumer warpgroups, simulated: N = " + std::to_string(s.attn.n) + ", D = " + std::to_string(s.attn.d) +
               ", " + std::to_string(s.attn.heads) + " heads, " + std::to_string(consumers) + " consumers, overlap " +
               (s.overlap ? "on" : "off"));
   const auto sim = get_attention(c.sims, run);
-  const auto sim_other = other_ok ? get_attention(c.sims, other) : nullptr;
+  const auto sim_other = other_ok ? get_attention(c.sims, *runs.other) : nullptr;
   if (!sim) {
     text_at(dl, f.body, ImVec2(area.min.x, area.min.y + 24), colour::dim_text,
             !c.sims.slow_allowed && !run.quick() ? "not simulated here: this size takes seconds (slow simulations are off)"

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/attention/attention_layout.hpp"
+#include "viz/lesson/attention_causal.hpp"
 #if TILESCOPE_HAVE_HOST_BACKEND
 #include "kernels/attention/attention_globals.hpp"
 #endif
@@ -16,6 +17,25 @@ AttentionRun attention_run(const AttnKnobs& a, bool backward, int consumers, int
   run.cfg = {consumers, overlap};
   run.backward = backward;
   return run;
+}
+
+OverlapRuns overlap_runs(const OverlapState& s) {
+  const int consumers = int(s.consumers);
+  OverlapRuns r{attention_run(s.attn, false, consumers, s.overlap ? 1 : 0), std::nullopt};
+  if (!(consumers == 3 && s.attn.d == 128)) r.other = attention_run(s.attn, false, consumers, s.overlap ? 0 : 1);
+  return r;
+}
+
+std::vector<AttentionRun> scene_attention_runs(const SceneState& state) {
+  if (const auto* s = std::get_if<OverlapState>(&state)) {
+    const OverlapRuns r = overlap_runs(*s);
+    if (r.other) return {r.shown, *r.other};
+    return {r.shown};
+  }
+  if (const auto* s = std::get_if<CausalState>(&state))
+    return {causal_run(int(s->attn.n), int(s->attn.d), int(s->attn.heads), s->attn.causal)};
+  if (const auto* s = std::get_if<AttnBackwardState>(&state)) return {attention_run(s->attn, false), attention_run(s->attn, true)};
+  return {};
 }
 
 #if TILESCOPE_HAVE_HOST_BACKEND

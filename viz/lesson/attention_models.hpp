@@ -18,6 +18,17 @@ namespace ts::viz {
 // The run the knobs describe (batch 1, heads_kv = heads), with the forward's knobs where given.
 AttentionRun attention_run(const AttnKnobs& a, bool backward, int consumers = 0, int overlap = -1);
 
+// The overlap scene's runs: the setting shown, and the other one (overlap on / off) where that is a
+// kernel too: three consumers at D 128 fit without self-overlap only.
+struct OverlapRuns {
+  AttentionRun shown;
+  std::optional<AttentionRun> other;
+};
+OverlapRuns overlap_runs(const OverlapState& s);
+// Every simulation a step's scene draws from (the overlap, causal and backward scenes; none for the
+// others): what `tilescope lessons --sim-timing` times.
+std::vector<AttentionRun> scene_attention_runs(const SceneState& state);
+
 // ---- attn-flow: one CTA of the forward -------------------------------------------------------------
 struct FlowModel {
   int consumers = 0, stages = 0, block_q = 0, block_kv = 0, dim = 0;
