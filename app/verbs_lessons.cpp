@@ -36,42 +36,50 @@ int print_sim_timing(const viz::LessonSet& set) {
   };
   std::vector<double> quick_wall, quick_cpu;
   std::map<std::string, Timing> seen;  // run key -> its timing
+  // A run's timing, simulated the first time its key comes up (GEMM and attention keys differ).
+  const auto timing = [&](const std::string& key, bool quick, const auto& simulate) -> const Timing& {
+    auto it = seen.find(key);
+    if (it == seen.end()) {
+      it = seen.emplace(key, simulate()).first;
+      if (quick) quick_wall.push_back(it->second.wall_ms), quick_cpu.push_back(it->second.cpu_ms);
+    }
+    return it->second;
+  };
   std::printf("%-20s %4s  %-52s %8s %8s %10s\n", "lesson", "step", "simulated configuration", "wall ms", "cpu ms", "ops");
   for (const auto& lesson : set.lessons)
     for (size_t s = 0; s < lesson.steps.size(); ++s) {
+      const auto row = [&](const std::string& what, const Timing& t, bool quick) {
+        std::printf("%-20s %4zu  %-52s %8.1f %8.1f %10llu%s\n", lesson.id.c_str(), s + 1, what.substr(0, 52).c_str(), t.wall_ms,
+                    t.cpu_ms, (unsigned long long)t.ops, quick ? "" : "  (slow: in the background)");
+      };
+      const auto refuse = [&](const std::string& error) {
+        if (!error.empty()) throw std::runtime_error(lesson.id + " step " + std::to_string(s + 1) + ": " + error);
+      };
       // The attention scenes' runs (each forward or backward pass: its launches together).
       for (const viz::AttentionRun& arun : viz::scene_attention_runs(lesson.steps[s].state)) {
-        auto it = seen.find("attention " + arun.key());
-        if (it == seen.end()) {
+        const Timing& t = timing(arun.key(), arun.quick(), [&] {
           const auto sim = viz::simulate_attention_run(arun);
-          if (!sim->error.empty()) throw std::runtime_error(lesson.id + " step " + std::to_string(s + 1) + ": " + sim->error);
+          refuse(sim->error);
           uint64_t ops = 0;
           for (const auto& l : sim->launches) ops += l.report.ops;
-          it = seen.emplace("attention " + arun.key(), Timing{sim->wall_ms, sim->cpu_ms, ops}).first;
-          if (arun.quick()) quick_wall.push_back(sim->wall_ms), quick_cpu.push_back(sim->cpu_ms);
-        }
-        const std::string what = kernels::describe(arun.shape) + (arun.backward ? " bwd" : " fwd") +
-                                 (arun.cfg.consumers > 0 ? " c" + std::to_string(arun.cfg.consumers) : "") +
-                                 (arun.cfg.overlap >= 0 ? " overlap " + std::to_string(arun.cfg.overlap) : "");
-        std::printf("%-20s %4zu  %-52s %8.1f %8.1f %10llu%s\n", lesson.id.c_str(), s + 1, what.substr(0, 52).c_str(),
-                    it->second.wall_ms, it->second.cpu_ms, (unsigned long long)it->second.ops,
-                    arun.quick() ? "" : "  (slow: in the background)");
+          return Timing{sim->wall_ms, sim->cpu_ms, ops};
+        });
+        row(kernels::describe(arun.shape) + (arun.backward ? " bwd" : " fwd") +
+                (arun.cfg.consumers > 0 ? " c" + std::to_string(arun.cfg.consumers) : "") +
+                (arun.cfg.overlap >= 0 ? " overlap " + std::to_string(arun.cfg.overlap) : ""),
+            t, arun.quick());
       }
       const auto run = viz::scene_run(lesson.steps[s].state);
       if (!run) continue;
-      auto it = seen.find(run->key());
-      if (it == seen.end()) {
+      const Timing& t = timing(run->key(), run->quick(), [&] {
         const auto sim = viz::simulate_gemm_run(*run);
-        if (!sim->error.empty()) throw std::runtime_error(lesson.id + " step " + std::to_string(s + 1) + ": " + sim->error);
-        it = seen.emplace(run->key(), Timing{sim->wall_ms, sim->cpu_ms, sim->report.ops}).first;
-        if (run->quick()) quick_wall.push_back(sim->wall_ms), quick_cpu.push_back(sim->cpu_ms);
-      }
+        refuse(sim->error);
+        return Timing{sim->wall_ms, sim->cpu_ms, sim->report.ops};
+      });
       // The key without the machine and the fixed parts: shape, stages, order, persistence.
-      const std::string what = std::to_string(run->shape.m) + "x" + std::to_string(run->shape.n) + "x" +
-                               std::to_string(run->shape.k) + " " + viz::short_config(run->cfg);
-      std::printf("%-20s %4zu  %-52s %8.1f %8.1f %10llu%s\n", lesson.id.c_str(), s + 1, what.substr(0, 52).c_str(),
-                  it->second.wall_ms, it->second.cpu_ms, (unsigned long long)it->second.ops,
-                  run->quick() ? "" : "  (slow: in the background)");
+      row(std::to_string(run->shape.m) + "x" + std::to_string(run->shape.n) + "x" + std::to_string(run->shape.k) + " " +
+              viz::short_config(run->cfg),
+          t, run->quick());
     }
   if (quick_wall.empty()) return 0;
   const auto summary = [](std::vector<double> v, const char* what) {
