@@ -1,8 +1,9 @@
 #pragma once
 // What the microbenchmarks of `tilescope calibrate` share (calibrate.cu runs them; calibrate_sm.cu,
 // calibrate_memory.cu and calibrate_pipes.cu hold them): checked CUDA calls, device buffers, event
-// timing, medians; clock and SM-id reads and a hash for random data on the device; per-SM block
-// timings; the sizes of a full and a --quick run; and the Context every step adds its figures to.
+// timing, medians; SM-id reads (the clock reads are kernels/device_clock.cuh's) and a hash for
+// random data on the device; per-SM block timings; the sizes of a full and a --quick run; and the
+// Context every step adds its figures to.
 // nvcc only.
 #include <cuda_runtime.h>
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "kernels/calibrate/calibrate.hpp"
+#include "kernels/device_clock.cuh"
 
 namespace ts::kernels::calibrate::detail {
 
@@ -95,16 +97,6 @@ inline std::string fmt(const char* f, double a) {
 // ---------------------------------------------------------------------------------------------
 // Device helpers
 
-__device__ __forceinline__ uint64_t clock_cycles() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
-__device__ __forceinline__ uint64_t global_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-  return t;
-}
 __device__ __forceinline__ uint32_t sm_id() {
   uint32_t s;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(s));

@@ -25,6 +25,7 @@
 
 using namespace ts;
 
+#include "kernels/device_clock.cuh"
 #include "kernels/probes/check_cuda.cuh"
 
 using Box = st<bf16, 128, 64>;
@@ -36,18 +37,6 @@ struct Smem {
   Box box[kMaxDepth];
   barrier full[kMaxDepth];
 };
-
-__device__ uint64_t clock_cycles() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
-
-__device__ uint64_t global_ns() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
-  return t;
-}
 
 // out[block * kLoads + i]: load i's round trip in cycles; span[2 block + {0, 1}]: cycles and ns
 // from the first issue to the last landing.

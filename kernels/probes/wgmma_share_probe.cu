@@ -18,6 +18,7 @@
 
 using namespace ts;
 
+#include "kernels/device_clock.cuh"
 #include "kernels/probes/check_cuda.cuh"
 
 constexpr int kMaxGroups = 3, kN = 128;
@@ -25,12 +26,6 @@ struct Smem {
   st<bf16, 64, 128> a[kMaxGroups];
   st<bf16, 128, kN> b;
 };
-
-__device__ uint64_t clock_cycles() {
-  uint64_t t;
-  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-  return t;
-}
 
 // out[(block * groups + wg) * 2 + {0, 1}]: start and end of warpgroup wg's group, cycles after the common start.
 __global__ void __launch_bounds__(128 * kMaxGroups, 1) share_kernel(int groups, int n, int delay, long long* out, float* sink) {
