@@ -161,6 +161,10 @@ EMSCRIPTEN_KEEPALIVE void ts_web_answer(const char* text) {
 // The status as of the last frame (status_json).
 EMSCRIPTEN_KEEPALIVE const char* ts_web_status() { return page.status.c_str(); }
 
+// Requests (open, knob, answer) the next frame will carry out: while there are any, the status
+// is older than what the page asked for.
+EMSCRIPTEN_KEEPALIVE int ts_web_requests_pending() { return static_cast<int>(page.requests.size()); }
+
 }  // extern "C"
 
 int main() {
