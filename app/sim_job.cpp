@@ -41,7 +41,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
                   "gemm: K cut into this many ranges (1..64), summed into C after: fills the SMs when tiles are few and K is long; 0 (default): chosen per shape");
   cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
   cmd->add_option("--persistent", a.persistent,
-                  "on: one block per SM looping over tiles; off: one block per tile (default: on for gemm; for the attention forward, on without --causal)");
+                  "on: one block per SM looping over tiles; off: one block per tile (default: on; a causal attention forward then runs a schedule made before the launch)");
   cmd->add_flag("--b-col-major", a.b_col_major, "gemm: B stored N x K");
   cmd->add_option("--in", a.in, "gemm: element type of A and B, bf16 or fp8 (e4m3, fp32 accumulation; B stored N x K, 128x256 tiles)");
   cmd->add_option("--scale-a", a.scale_a, "gemm --in fp8: A's per-tensor scale (C = scale_a scale_b A B)");

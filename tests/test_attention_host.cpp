@@ -3,6 +3,7 @@
 // grouped-query heads. Outputs start as NaN, so an element the kernel never wrote fails.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/attention/attention_globals.hpp"
 #include "kernels/attention/attention_host.hpp"
 #include "kernels/attention/attention_layout.hpp"
 #include "kernels/attention/attention_trace.hpp"
@@ -103,10 +105,37 @@ TEST_CASE("a persistent forward runs tile after tile, the next tile's Q loading 
   CHECK(lse_tiles == lse_persistent);
   CHECK(forward_blocks(s, resolve(s, {0, -1, 1}), 3) == 3);
   CHECK(forward_blocks(s, resolve(s, {0, -1, 0}), 3) == 4 * 3);
-  // The defaults: persistent without a causal mask, a block per tile with one (attention_layout.hpp).
-  CHECK(resolve(s, {}).persistent == 0);
+  // The default: persistent, with a causal mask too (its tiles then run a schedule).
+  CHECK(resolve(s, {}).persistent == 1);
   CHECK(resolve(AttentionShape{1, 4, 2, 500, 128, false, 0.f}, {}).persistent == 1);
   CHECK_THROWS_WITH(resolve(s, {0, -1, 2}), Catch::Contains("persistent must be 0 or 1"));
+}
+
+TEST_CASE("the persistent causal forward's blocks run a balanced schedule; the unmasked one a stride", "[attention][host]") {
+  using Causal = attention_fwd<128, true, 3, false>;
+  const AttentionShape s{4, 16, 16, 4096, 128, true, 0.f};
+  auto g = forward_globals_for<Causal>(s);
+  const int blocks = 132, tiles = Causal::num_tiles(g);
+  const auto* table = forward_schedule<Causal>(g, blocks);
+  REQUIRE(table != nullptr);
+  CHECK(forward_schedule<Causal>(g, blocks) == table);  // made once per shape and grid
+  CHECK(forward_schedule<Causal>(g, tiles) == nullptr);  // a block per tile: the GPU balances
+  // Each block's work in the schedule's own cost (iterations and a start per tile): the greedy
+  // leaves them within the longest tile of each other.
+  std::vector<int> seen(tiles, 0);
+  std::vector<double> work(blocks, 0);
+  double longest = 0;
+  for (int b = 0; b < blocks; ++b)
+    for (int i = 0, t; (t = sched::scheduled_tile(table->data(), b, i)) >= 0; ++i) {
+      ++seen[t];
+      const double cost = Causal::iterations(g, t) + kForwardTileStart;
+      work[b] += cost;
+      longest = std::max(longest, cost);
+    }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == tiles);
+  CHECK(*std::max_element(work.begin(), work.end()) - *std::min_element(work.begin(), work.end()) <= longest);
+  using Full = attention_fwd<128, false, 3, false>;
+  CHECK(forward_schedule<Full>(forward_globals_for<Full>({4, 16, 16, 4096, 128, false, 0.f}), blocks) == nullptr);
 }
 
 TEST_CASE("attention takes a softmax scale", "[attention][host]") {

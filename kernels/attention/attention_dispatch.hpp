@@ -4,14 +4,19 @@
 // attention_host.cpp (g++, host backend), so the two run the same instances of the same sources.
 // Internal linkage (static), as in gemm_dispatch.hpp: host and device builds of one instance share
 // a mangled name but not a definition.
+#include <array>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/attention/attention_api.hpp"
 #include "kernels/attention/attention_bwd.cuh"
 #include "kernels/attention/attention_fwd.cuh"
 #include "kernels/attention/attention_layout.hpp"
+#include "tiles/sched/schedule.hpp"
 
 namespace ts::kernels {
 
@@ -84,6 +89,23 @@ static typename K::globals forward_globals(const void* q, const void* k, const v
                              static_cast<int>(s.seq),
                              scale,
                              scale * log2_e};
+}
+
+// The persistent causal forward's schedule for a grid of `blocks` (tiles/sched/schedule.hpp), made
+// once per shape and grid and kept for the process (4 bytes a tile); null where the forward needs
+// none: without masks every tile is as long as the next and the stride is balanced, and a block per
+// tile is balanced by the GPU. A tile costs its iterations plus kForwardTileStart.
+inline constexpr double kForwardTileStart = 0.5;  // iterations: a tile's start and epilogue, which a persistent block overlaps only in part
+template <class K>
+static const std::vector<int32_t>* forward_schedule(const typename K::globals& g, int blocks) {
+  const int tiles = K::num_tiles(g);
+  if (!K::causal || blocks >= tiles) return nullptr;
+  static std::mutex lock;
+  static std::map<std::array<int, 5>, std::vector<int32_t>> made;  // by batch, heads, query blocks, N, blocks
+  const std::lock_guard<std::mutex> hold(lock);
+  const auto [at, fresh] = made.try_emplace({g.batch, g.heads_q.value(), g.q_blocks.value(), g.seq, blocks});
+  if (fresh) at->second = sched::greedy_schedule(tiles, blocks, [&](int tile) { return K::iterations(g, tile) + kForwardTileStart; });
+  return &at->second;
 }
 
 // The three backward launches' globals over the caller's tensors and workspace.

@@ -11,7 +11,7 @@
 // (keys past N score -inf; rows past N are never stored), and causal blocks skip the key blocks
 // wholly in their future and the warpgroups whose rows all lie past N. Launched persistent
 // (attention_layout.hpp says when), a block runs tile after tile, and the producer loads the next
-// tile's Q into a second tile stage.
+// tile's Q into a second tile stage; with causal masks, the tiles the launcher's schedule gives it.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include <cmath>
 
@@ -23,6 +23,7 @@ namespace ts::kernels {
 template <int D, bool Causal, int Consumers = 3, bool Overlap = false>
 struct attention_fwd {
   static_assert(D == 64 || D == 128, "attention_fwd: head dimension 64 or 128");
+  static constexpr bool causal = Causal;
   static constexpr int consumers = Consumers, block_q = 64, block_kv = 128, stages = Overlap ? 3 : 2;
   static constexpr int producer_registers = Consumers == 2 ? 40 : 32, consumer_registers = Consumers == 2 ? 232 : 160;
   // Without Overlap, compute waits for its own MMAs, so a stage is free at once; with it, the
@@ -42,6 +43,9 @@ struct attention_fwd {
     divisor heads_q, group, q_blocks;  // group = H_q / H_kv; q_blocks of consumers x 64 rows
     int seq;
     float scale, scale_log2;                   // softmax scale, and times log2(e) for exp2
+    // Persistent with causal masks: each block's tiles (tiles/sched/schedule.hpp, made by
+    // forward_schedule in attention_dispatch.hpp); null: the stride, for tiles of equal length.
+    const int32_t* schedule = nullptr;
   };
   struct tile_stage {
     q_tile q[consumers];
@@ -72,12 +76,13 @@ struct attention_fwd {
     int b, h, q_block;
   };
   // Consecutive tiles share a head, so K and V stay in L2; the longest (causal) blocks start first.
-  static TS_KERNEL_FN position where(const globals& g, int tile) {
+  // (Host code calls these too: the causal schedule's costs are the tiles' iterations.)
+  static TS_HD position where(const globals& g, int tile) {
     const auto [bh, from_last] = g.q_blocks.divmod(tile);
     const auto [b, h] = g.heads_q.divmod(bh);
     return {b, h, g.q_blocks - 1 - from_last};
   }
-  static TS_KERNEL_FN int first_row(const position& p, int consumer) { return (p.q_block * consumers + consumer) * block_q; }
+  static TS_HD int first_row(const position& p, int consumer) { return (p.q_block * consumers + consumer) * block_q; }
   // Causal: a warpgroup whose rows all lie past N (in the last block when N is no multiple of the
   // block's rows) sits the tile out: +5-6 % at N 1024, +2 % at 4096. Not without a mask: there the
   // same test, in compute or once a tile in the pipeline, cost the self-overlapping D 64 instance
@@ -87,8 +92,8 @@ struct attention_fwd {
     return !Causal || first_row(where(g, tile), consumer) < g.seq;
   }
 
-  static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
-  static TS_KERNEL_FN int iterations(const globals& g, int tile) {
+  static TS_HD int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
+  static TS_HD int iterations(const globals& g, int tile) {
     const int rows_end = Causal ? first_row(where(g, tile), consumers) : g.seq;  // keys a row of the block may see
     const int keys = rows_end < g.seq ? rows_end : g.seq;
     return (keys + block_kv - 1) / block_kv;

@@ -15,8 +15,10 @@ void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf1
   const AttentionConfig cfg = resolve(s, config);
   if (sms <= 0) throw std::invalid_argument("run_attention_forward_host: sms must be positive");
   with_forward(s, cfg, [&]<class K>() {
-    const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    host::launch<K>(static_cast<int>(forward_blocks(s, cfg, sms)), g);
+    typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
+    const int blocks = static_cast<int>(forward_blocks(s, cfg, sms));
+    if (const auto* table = forward_schedule<K>(g, blocks)) g.schedule = table->data();
+    host::launch<K>(blocks, g);
   });
 }
 

@@ -4,13 +4,34 @@
 // kernels' own num_tiles() are device functions here), launched through kernels/pipeline_launch.cuh.
 // Included by attention_launch.cu and, compiled again with stamps on, by the instrumented build
 // (kernels/stamps/recorded_launch.cu): internal linkage, as gemm_launch.cuh.
+#include <map>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kernels/attention/attention_api.hpp"
 #include "kernels/attention/attention_dispatch.hpp"
 #include "kernels/pipeline_launch.cuh"
 
 namespace ts::kernels {
+
+// A schedule table (forward_schedule) on this GPU: copied once per table and device, and kept, as
+// the table is. The copy is synchronous, once per shape.
+static const int32_t* device_copy(const std::vector<int32_t>& table) {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  static std::mutex lock;
+  static std::map<std::pair<int, const void*>, int32_t*> copies;
+  const std::lock_guard<std::mutex> hold(lock);
+  int32_t*& copy = copies[{device, &table}];
+  if (!copy) {
+    const size_t bytes = table.size() * sizeof(int32_t);
+    check_cuda(cudaMalloc(&copy, bytes), "cudaMalloc(schedule)");
+    check_cuda(cudaMemcpy(copy, table.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy(schedule)");
+  }
+  return copy;
+}
 
 // The backward's launches, in order.
 enum class BackwardLaunch { prep, main, dq };
@@ -20,8 +41,10 @@ static void attention_forward_device(const void* q, const void* k, const void* v
   check_attention_args(s, {q, k, v, o, lse});
   const AttentionConfig cfg = resolve(s, config);
   with_forward(s, cfg, [&]<class K>() {
-    const typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
-    launch_pipeline<K>(g, static_cast<int>(forward_blocks(s, cfg, sm_count())), stream, block_clocks, describe(s) + " fwd");
+    typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
+    const int blocks = static_cast<int>(forward_blocks(s, cfg, sm_count()));
+    if (const auto* table = forward_schedule<K>(g, blocks)) g.schedule = device_copy(*table);
+    launch_pipeline<K>(g, blocks, stream, block_clocks, describe(s) + " fwd");
   });
 }
 

@@ -21,10 +21,11 @@ constexpr bool default_forward_overlap(int64_t dim, bool causal) { return dim ==
 // A persistent forward (a block per SM; the kernel keeps two tile stages, so the next tile's Q loads
 // while this tile computes) against a block per tile, H100, 2026-11-26
 // (data/measured/h100/attention/fwd-persistent.txt): without masks +10-13 % at N 1024, +2-4 % at
-// 4096, even at 16384. Not with causal masks, whose tiles differ in length: a fixed stride over them
-// lost up to 37 % in our head-major order, and between +8 and -9 % by row in a longest-first order
-// across heads, against the hardware handing out blocks as SMs free up.
-constexpr bool default_forward_persistent(bool causal) { return !causal; }
+// 4096, even at 16384. With causal masks the tiles differ in length, and a fixed stride over them
+// lost up to 37 %: there the blocks run a schedule made before the launch (forward_schedule, the
+// GPU's own longest-first balance decided in advance), +7-9 % at N 1024, +3-5 % at 4096, even at
+// 16384 against a block per tile (H200: data/measured/h200/attention-causal-schedule.txt).
+constexpr bool default_forward_persistent(bool) { return true; }
 constexpr int64_t kBackwardKeysPerBlock = 128;
 
 // Blocks of each launch (the launchers, the host runner and the configuration agree): the forward's

@@ -20,7 +20,10 @@ std::vector<TracedLaunch> attention_grid_traces(const AttentionShape& s, bool ba
   } else {
     const AttentionConfig cfg = resolve(s, knobs);
     with_forward(s, cfg, [&]<class K>() {
-      launches.push_back({"forward", std::make_unique<PipelineGrid<K>>(forward_globals_for<K>(s), static_cast<int>(forward_blocks(s, cfg, sms)))});
+      typename K::globals g = forward_globals_for<K>(s);
+      const int blocks = static_cast<int>(forward_blocks(s, cfg, sms));
+      if (const auto* table = forward_schedule<K>(g, blocks)) g.schedule = table->data();
+      launches.push_back({"forward", std::make_unique<PipelineGrid<K>>(g, blocks)});
     });
   }
   return launches;

@@ -2,7 +2,7 @@
 // The producer/consumer pipeline template. A kernel K writes four functions, and this template
 // owns everything else: the stage ring in shared memory, the full/empty mbarriers, register
 // reallocation, the producer warpgroup and K::consumers consumer warpgroups, and the tile loop of
-// a (possibly persistent) grid: block b computes tiles b, b + grid, b + 2 grid, ...
+// a (possibly persistent) grid: block b computes tiles b, b + grid, b + 2 grid, ... (or a schedule's)
 //
 //   K::load(input_stage&, globals, tile, iter, barrier&)   one elected producer thread issues TMA
 //   K::compute(consumer_state&, input_stage&, consumer, iter)   each consumer warpgroup; may leave
@@ -41,9 +41,13 @@
 //                               consumer warp arrives on the stage's empty barrier in every CTA.
 //                               Grids are whole clusters; the CTAs of a cluster run the same number
 //                               of tiles and iterations (K's tile numbering sees to it).
+//   globals::schedule           a `const int32_t*` (tiles/sched/schedule.hpp): where it is set, block
+//                               b runs the tiles its table entry names instead of the stride (a
+//                               persistent grid over tiles of unequal length)
 #include <cstddef>
 #include <cstdint>
 
+#include "tiles/sched/schedule.hpp"
 #include "tiles/sync/cluster.hpp"
 #include "tiles/tiles.hpp"
 
@@ -82,6 +86,14 @@ template <class K> constexpr uint32_t tile_stage_bytes() {
 template <class K> TS_KERNEL_FN int tile_iterations(const typename K::globals& g, int tile) {
   if constexpr (TileIterations<K>) return K::iterations(g, tile);
   else return K::iterations(g);
+}
+// The i-th tile this block runs, or -1 past its last: the kernel's schedule where it has one, else
+// tiles block, block + grid, ...
+template <class K> TS_KERNEL_FN int block_tile(const typename K::globals& g, int i, int tiles) {
+  if constexpr (requires { g.schedule; })
+    if (g.schedule) return scheduled_tile(g.schedule, block_index(), i);
+  const int tile = block_index() + i * grid_blocks();
+  return tile < tiles ? tile : -1;
 }
 template <class K> TS_KERNEL_FN bool consumer_has_work(const typename K::globals& g, int tile, int consumer) {
   if constexpr (requires { K::has_work(g, tile, consumer); }) return K::has_work(g, tile, consumer);
@@ -178,7 +190,7 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     if (warpgroup::warpid() == 0 && elect_one()) {
       int stage = 0, slot = 0;
       uint32_t phase = 0, tile_phase = 0;
-      for (int tile = block_index(); tile < tiles; tile += grid_blocks()) {
+      for (int i = 0, tile; (tile = block_tile<K>(g, i, tiles)) >= 0; ++i) {
         if constexpr (HasTileStage<K>) {
           wait(s.tile_empty[slot], tile_phase ^ 1);
           expect_bytes(s.tile_full[slot], tile_stage_bytes<K>());
@@ -200,7 +212,7 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     typename K::consumer_state state;
     int stage = 0, slot = 0;
     uint32_t phase = 0, tile_phase = 0;
-    for (int tile = block_index(); tile < tiles; tile += grid_blocks()) {
+    for (int i = 0, tile; (tile = block_tile<K>(g, i, tiles)) >= 0; ++i) {
       if constexpr (HasTileStage<K>) wait(s.tile_full[slot], tile_phase);
       // K::compute may leave `lag` MMA groups in flight, so a stage is handed back that many
       // iterations late, once the MMAs that read it are known to be done.

@@ -13,6 +13,9 @@ namespace ts::viz {
 AttentionRun causal_run(int seq, int dim, int heads, bool causal) {
   AttentionRun run;
   run.shape = {1, heads, heads, seq, dim, causal, 0.f};
+  // A block per tile, balanced by the GPU's block scheduler, which the scene shows CTA by CTA. The
+  // default forward is persistent and decides the same balance before the launch (the lesson says so).
+  run.cfg.persistent = 0;
   return run;
 }
 
