@@ -36,10 +36,12 @@ expect_cli(2 "multiple of key/value heads" ARGS sim attention --h 3 --hkv 2 --n 
 expect_cli(2 "knobs of the attention forward" ARGS sim attention --n 512 --bwd --consumers 3)
 expect_cli(2 "knobs of the attention forward" ARGS sim attention --n 512 --bwd --persistent on)
 expect_cli(2 "on or off" ARGS sim attention --n 512 --persistent maybe)
-# 64 heads x 6 query blocks: persistent without a mask (one block per SM), a block per tile with one.
+# 64 heads x 6 query blocks: persistent (one block per SM), with a causal mask too (its schedule);
+# a block per tile when asked.
 expect_cli(0 "132 blocks, 1 per SM" ARGS sim attention --b 4 --h 16 --n 1024 --d 64)
 expect_cli(0 "384 blocks" ARGS sim attention --b 4 --h 16 --n 1024 --d 64 --persistent off)
-expect_cli(0 "384 blocks" ARGS sim attention --b 4 --h 16 --n 1024 --d 64 --causal)
+expect_cli(0 "132 blocks, 1 per SM" ARGS sim attention --b 4 --h 16 --n 1024 --d 64 --causal)
+expect_cli(0 "384 blocks" ARGS sim attention --b 4 --h 16 --n 1024 --d 64 --causal --persistent off)
 file(WRITE ${WORK}/attention.json [=[{"kernel": "attention", "device": "test", "date": "today", "rows": [
   {"group": "t", "pass": "fwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": false, "tflops": 100, "sm_clock_mhz": 1700},
   {"group": "t", "pass": "bwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": true, "tflops": 50, "sm_clock_mhz": 1700}]}]=])

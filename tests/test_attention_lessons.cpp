@@ -237,19 +237,22 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
   const TrustModel all = trust_model(AttnTrustState{}, m);
   REQUIRE(all.summary.rfind("MAPE ", 0) == 0);
   CHECK(all.mape == Approx(std::stod(all.summary.substr(5))).margin(0.1));
-  // Lesson 17: the forward rows without a mask sit closest to the diagonal, the causal ones further
-  // off and all optimistic; the backward is the weakest.
-  double unmasked = 0, causal = 0;
-  int n_unmasked = 0, n_causal = 0;
+  // Lesson 17: from N 4096 on the forward rows lie within a few percent of the diagonal, causal or
+  // not; at N 1024 they are all above it (optimistic), by up to about 14 %; the backward is the weakest.
+  int short_rows = 0, long_rows = 0;
   for (const CompareRow& r : m.compare) {
-    if (r.config == "forward") unmasked += std::abs(r.error_percent), ++n_unmasked;
-    if (r.config == "forward causal") {
-      causal += std::abs(r.error_percent), ++n_causal;
+    if (r.backward) continue;
+    INFO(r.shape << " " << r.config << ": " << r.error_percent << " %");
+    if (r.shape.find(" N1024 ") != std::string::npos) {
+      ++short_rows;
       CHECK(r.error_percent >= 0);
+      CHECK(r.error_percent < 16);
+    } else {
+      ++long_rows;
+      CHECK(std::abs(r.error_percent) < 8);
     }
   }
-  REQUIRE((n_unmasked == 6 && n_causal == 6));
-  CHECK(unmasked / n_unmasked < causal / n_causal);
+  REQUIRE((short_rows == 4 && long_rows == 8));
   const TrustModel fwd = trust_model({AttnPassFilter::fwd, false}, m), bwd = trust_model({AttnPassFilter::bwd, false}, m);
   CHECK(bwd.mape > fwd.mape);
   const Question q = make_question("sim-error", {{"row", 3}}, AttnTrustState{});
