@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "viz/gui/scenes.hpp"
 #include "viz/lesson/grid_model.hpp"
@@ -25,6 +26,41 @@ ImU32 hit_colour(double hit) {
   // Red (every byte from HBM) to green (every byte from L2).
   const float t = static_cast<float>(std::clamp(hit, 0.0, 1.0));
   return IM_COL32(static_cast<int>(235 - 150 * t), static_cast<int>(80 + 140 * t), 90, 255);
+}
+
+// Each cluster's outline, 2 pixels wide inside its box, with the edges that continue one another
+// drawn as one rectangle: at 8192^3 with 128x128 tiles the 2,048 boxes share their edges with their
+// neighbours, and about 200 long rectangles draw what 8,192 short ones did (each a quad to llvmpipe).
+void draw_cluster_outlines(ImDrawList* dl, const std::vector<ClusterBox>& boxes, ImVec2 o, float cw, float ch, ImU32 colour) {
+  struct Edge {
+    float at, from, to;  // the line's coordinate across, and its extent along
+  };
+  std::vector<Edge> rows, columns;  // horizontal lines (at = their top y), vertical ones (at = their left x)
+  rows.reserve(2 * boxes.size());
+  columns.reserve(2 * boxes.size());
+  for (const ClusterBox& b : boxes) {
+    // The box's cells cover [x0, x1) x [y0, y1); the top and left lines lie on the gap before them.
+    const float x0 = o.x + b.n * cw, x1 = o.x + (b.n + 1) * cw - 1, y0 = o.y + b.m * ch, y1 = o.y + (b.m + b.rows) * ch - 1;
+    rows.push_back({y0 - 1, x0 - 1, x1});
+    rows.push_back({y1 - 2, x0 - 1, x1});
+    columns.push_back({x0 - 1, y0 - 1, y1});
+    columns.push_back({x1 - 2, y0 - 1, y1});
+  }
+  // Sorted by line, then start; an edge joins the one before when it starts within the 1-pixel gap
+  // between cells.
+  const auto draw = [&](std::vector<Edge>& edges, bool horizontal) {
+    std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) { return a.at != b.at ? a.at < b.at : a.from < b.from; });
+    for (size_t i = 0; i < edges.size();) {
+      Edge run = edges[i];
+      for (++i; i < edges.size() && edges[i].at == run.at && edges[i].from <= run.to + 1; ++i) run.to = std::max(run.to, edges[i].to);
+      if (horizontal)
+        dl->AddRectFilled(ImVec2(run.from, run.at), ImVec2(run.to, run.at + 2), colour);
+      else
+        dl->AddRectFilled(ImVec2(run.at, run.from), ImVec2(run.at + 2, run.to), colour);
+    }
+  };
+  draw(rows, true);
+  draw(columns, false);
 }
 
 std::string pct(double fraction) {
@@ -227,9 +263,11 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   const ImVec2 o(std::floor(grid_area.min.x), std::floor(grid_area.min.y));
   const bool by_l2 = s.colour == TileColour::l2 && sim && sim->error.empty() && !sim->tiles.empty();
   const bool labels = cw >= 22 && ch >= 14;
-  // Large grids (16384^3: 8192 tiles) have small cells: no gaps then, and a run of cells of one
-  // colour along a row is one rectangle, because a software renderer pays for each.
-  const bool gaps = cw > 5 && ch > 5;
+  // A run of cells of one colour along a row is one rectangle, because a software renderer pays for
+  // each (llvmpipe, 2560x1600: 4,096 cells at 8192^3 with 128x128 tiles cost more than all the rest
+  // of the frame). Cells large enough for gaps get their column gaps back as one 1-pixel line per
+  // column, in the background's colour; cells with a label each stay a rectangle of their own.
+  const bool gaps = cw > 5 && ch > 5, runs = !labels;
   const auto fill_of = [&](size_t at) {
     return by_l2 ? hit_colour(sim->tiles[at].hit_rate()) : wave_colour(m.wave_of[at], m.wave_of[at] == m.wave);
   };
@@ -253,7 +291,7 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
       const size_t at = size_t(tm) * m.tiles_n + tn;
       const ImU32 fill = fill_of(at);
       uint32_t end = tn + 1;
-      while (!gaps && end < m.tiles_n && fill_of(size_t(tm) * m.tiles_n + end) == fill) ++end;
+      while (runs && end < m.tiles_n && fill_of(size_t(tm) * m.tiles_n + end) == fill) ++end;
       const ImVec2 p0(o.x + tn * cw, o.y + tm * ch), p1(o.x + end * cw - (gaps ? 1 : 0), p0.y + ch - (gaps ? 1 : 0));
       dl->AddRectFilled(p0, p1, fill);
       if (labels) {
@@ -262,19 +300,17 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
       }
       tn = end;
     }
-  const Rect tiles{o, ImVec2(o.x + m.tiles_n * cw, o.y + m.tiles_m * ch)};
-  // Each cluster's tiles inside one outline (where cells are large enough to tell them apart).
-  // Without anti-aliasing: the outlines lie on whole pixels, and an anti-aliased 2-pixel outline is
-  // many triangles a box, which at 8192^3 (1,024 boxes) cost llvmpipe 11-16 ms a frame at 2560x1600.
-  if (m.cluster > 1 && cw >= 4 && ch >= 4) {
-    const ImU32 outline = c.lit("clusters") ? colour::highlight : colour::white;
-    const ImDrawListFlags flags = dl->Flags;
-    dl->Flags &= ~ImDrawListFlags_AntiAliasedLines;
-    for (const ClusterBox& b : m.clusters)
-      dl->AddRect(ImVec2(o.x + b.n * cw, o.y + b.m * ch), ImVec2(o.x + (b.n + 1) * cw - 1, o.y + (b.m + b.rows) * ch - 1), outline,
-                  0.0f, 0, 2.0f);
-    dl->Flags = flags;
+  if (gaps && runs && !bands) {
+    const ImU32 background = ImGui::ColorConvertFloat4ToU32(ImVec4(kBackground.r, kBackground.g, kBackground.b, kBackground.a));
+    for (uint32_t tn = 1; tn <= m.tiles_n; ++tn)  // (the rows' gaps the runs leave unpainted)
+      dl->AddRectFilled(ImVec2(o.x + tn * cw - 1, o.y), ImVec2(o.x + tn * cw, o.y + m.tiles_m * ch), background);
   }
+  const Rect tiles{o, ImVec2(o.x + m.tiles_n * cw, o.y + m.tiles_m * ch)};
+  // Each cluster's tiles inside one outline (where cells are large enough to tell them apart), as
+  // filled rectangles on whole pixels: an anti-aliased 2-pixel outline is many triangles a box, which
+  // at 8192^3 (1,024 boxes) cost llvmpipe 11-16 ms a frame at 2560x1600.
+  if (m.cluster > 1 && cw >= 4 && ch >= 4)
+    draw_cluster_outlines(dl, m.clusters, o, cw, ch, c.lit("clusters") ? colour::highlight : colour::white);
   // Coloured by L2, the marked wave's tiles get a frame instead (few enough to draw each).
   if (by_l2 && cw >= 4 && ch >= 4)
     for (uint32_t tm = 0; tm < m.tiles_m; ++tm)
