@@ -87,9 +87,12 @@ struct attention_fwd {
   // block's rows) sits the tile out: +5-6 % at N 1024, +2 % at 4096. Not without a mask: there the
   // same test, in compute or once a tile in the pipeline, cost the self-overlapping D 64 instance
   // 18-24 % at every N (its loop spilled: 47 local-memory instructions against 10) and gained
-  // nothing at D 128 (data/measured/h100/attention/fwd-skip-past-n.txt).
+  // nothing at D 128 (data/measured/h100/attention/fwd-skip-past-n.txt). Nor with Overlap: a tile
+  // a consumer may skip leaves ptxas serializing the loop's wgmma (C7517, C7515); without the skip
+  // the causal self-overlapping instances ran 2-16 % faster (H100, 2026-11-26,
+  // fwd-causal-variants.txt), still behind three consumers without self-overlap, the default.
   static TS_KERNEL_FN bool has_work(const globals& g, int tile, int consumer) {
-    return !Causal || first_row(where(g, tile), consumer) < g.seq;
+    return !Causal || Overlap || first_row(where(g, tile), consumer) < g.seq;
   }
 
   static TS_HD int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
