@@ -17,8 +17,9 @@
 namespace ts::kernels {
 
 // A schedule table (forward_schedule) on this GPU: copied once per table and device, and kept, as
-// the table is. The copy is synchronous, once per shape.
-static const int32_t* device_copy(const std::vector<int32_t>& table) {
+// the table is. The copy is synchronous, once per shape, so that first call cannot be captured
+// into a CUDA graph: it says so instead of failing inside the runtime.
+static const int32_t* device_copy(const std::vector<int32_t>& table, cudaStream_t stream) {
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   static std::mutex lock;
@@ -26,6 +27,11 @@ static const int32_t* device_copy(const std::vector<int32_t>& table) {
   const std::lock_guard<std::mutex> hold(lock);
   int32_t*& copy = copies[{device, &table}];
   if (!copy) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    check_cuda(cudaStreamIsCapturing(stream, &capture), "cudaStreamIsCapturing");
+    if (capture != cudaStreamCaptureStatusNone)
+      throw std::runtime_error("attention: a causal forward's first call for a shape copies its schedule to the GPU, which a CUDA "
+                               "graph capture cannot hold: run the shape once before capturing");
     const size_t bytes = table.size() * sizeof(int32_t);
     check_cuda(cudaMalloc(&copy, bytes), "cudaMalloc(schedule)");
     check_cuda(cudaMemcpy(copy, table.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy(schedule)");
@@ -43,7 +49,7 @@ static void attention_forward_device(const void* q, const void* k, const void* v
   with_forward(s, cfg, [&]<class K>() {
     typename K::globals g = forward_globals<K>(q, k, v, o, lse, s);
     const int blocks = static_cast<int>(forward_blocks(s, cfg, sm_count()));
-    if (const auto* table = forward_schedule<K>(g, blocks)) g.schedule = device_copy(*table);
+    if (const auto* table = forward_schedule<K>(g, blocks)) g.schedule = device_copy(*table, stream);
     launch_pipeline<K>(g, blocks, stream, block_clocks, describe(s) + " fwd");
   });
 }
