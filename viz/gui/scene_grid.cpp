@@ -28,8 +28,9 @@ ImU32 hit_colour(double hit) {
   return IM_COL32(static_cast<int>(235 - 150 * t), static_cast<int>(80 + 140 * t), 90, 255);
 }
 
-// Each cluster's outline, 2 pixels wide inside its box, with the edges that continue one another
-// drawn as one rectangle: at 8192^3 with 128x128 tiles the 2,048 boxes share their edges with their
+// Each cluster's outline, 2 pixels wide (its top and left lines on the gap before the box, its
+// bottom and right ones on the box's last pixels), with the edges that continue one another drawn
+// as one rectangle: at 8192^3 with 128x128 tiles the 2,048 boxes share their edges with their
 // neighbours, and about 200 long rectangles draw what 8,192 short ones did (each a quad to llvmpipe).
 void draw_cluster_outlines(ImDrawList* dl, const std::vector<ClusterBox>& boxes, ImVec2 o, float cw, float ch, ImU32 colour) {
   struct Edge {
