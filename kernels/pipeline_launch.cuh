@@ -26,6 +26,14 @@ template <class K>
 __global__ void __launch_bounds__(sched::pipeline_threads<K>(), 1)
     pipeline_kernel(const __grid_constant__ typename K::globals g, BlockClock* clocks) {
   extern __shared__ __align__(1024) char smem[];
+#if TILESCOPE_STAMPS
+  // pipeline_config may have asked for no alignment slack (it says when): trap rather than let the
+  // pipeline's state run past the block's shared memory if the base is not where it assumed.
+  uint32_t dynamic_bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
+  const uint32_t pad = -static_cast<uint32_t>(__cvta_generic_to_shared(smem)) & 1023;
+  if (pad + sizeof(sched::pipeline_shared<K>) > dynamic_bytes) __trap();
+#endif
   stamp::begin_block();
   const bool timed = clocks != nullptr && threadIdx.x == 0;
   unsigned long long t0 = 0, t1 = 0, c0 = 0;
@@ -52,30 +60,37 @@ inline int sm_count() {
 // The launch of `grid` blocks of K, clusters of K::cluster_size along x when it has them.
 template <class K>
 cudaLaunchConfig_t pipeline_config(int grid, cudaStream_t stream, cudaLaunchAttribute (&attr)[1]) {
-  constexpr size_t smem = sched::pipeline_smem_bytes<K>();
-  // A block that asks for more than the GPU grants: say so, rather than the runtime's "invalid
-  // argument". The instrumented build (kernels/stamps/) adds static shared memory of its own, so a
-  // kernel that fills the 227 KB runs but cannot be recorded.
-  static const std::string too_big = [] {  // asked once per kernel: launches stay cheap
+  // The dynamic shared memory to ask for, or why the block cannot have it. The instrumented build
+  // (kernels/stamps/) adds static shared memory, the record state, which comes in whole KiB ahead of
+  // the dynamic part: that part's base then already lies on a KiB boundary, so the slack for aligning
+  // it is not asked for, and a kernel that fills the 227 KB (the attention forward at D 128) can
+  // still be recorded. (pipeline_kernel traps if the base is not where this assumes.)
+  struct Fit {
+    size_t dynamic;
+    std::string too_big;
+  };
+  static const Fit fit = [] {  // asked once per kernel: launches stay cheap
     cudaFuncAttributes fa{};
     check_cuda(cudaFuncGetAttributes(&fa, pipeline_kernel<K>), "cudaFuncGetAttributes");
     int device = 0, optin = 0;
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
     check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                "cudaDeviceGetAttribute(shared memory per block)");
-    if (smem + fa.sharedSizeBytes <= static_cast<size_t>(optin)) return std::string();
-    return "this configuration needs " + std::to_string(smem + fa.sharedSizeBytes) + " bytes of shared memory per block (" +
-           std::to_string(smem) + " for its stages and tiles" +
-           (fa.sharedSizeBytes ? ", " + std::to_string(fa.sharedSizeBytes) + " for the recording's per-warp state" : std::string()) +
-           "), more than the " + std::to_string(optin) + " this GPU grants a block";
+    const size_t static_bytes = fa.sharedSizeBytes;
+    const size_t smem = sched::pipeline_smem_bytes<K>() - (static_bytes > 0 && static_bytes % 1024 == 0 ? sched::pipeline_align_slack : 0);
+    if (smem + static_bytes <= static_cast<size_t>(optin)) return Fit{smem, std::string()};
+    return Fit{smem, "this configuration needs " + std::to_string(smem + static_bytes) + " bytes of shared memory per block (" +
+                         std::to_string(smem) + " for its stages and tiles" +
+                         (static_bytes ? ", " + std::to_string(static_bytes) + " for the recording's per-warp state" : std::string()) +
+                         "), more than the " + std::to_string(optin) + " this GPU grants a block"};
   }();
-  if (!too_big.empty()) throw std::invalid_argument(too_big);
-  check_cuda(cudaFuncSetAttribute(pipeline_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)),
+  if (!fit.too_big.empty()) throw std::invalid_argument(fit.too_big);
+  check_cuda(cudaFuncSetAttribute(pipeline_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(fit.dynamic)),
              "cudaFuncSetAttribute(max dynamic shared memory)");
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid);
   config.blockDim = dim3(sched::pipeline_threads<K>());
-  config.dynamicSmemBytes = smem;
+  config.dynamicSmemBytes = fit.dynamic;
   config.stream = stream;
   if constexpr (sched::kernel_cluster_size<K>() > 1) {
     attr[0].id = cudaLaunchAttributeClusterDimension;

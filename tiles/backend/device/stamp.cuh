@@ -62,22 +62,24 @@ __device__ inline bool block_records() {
 }
 
 // The warp's entry, read when an op starts, so that for a wait the shared-memory load overlaps
-// the wait instead of following it.
+// the wait instead of following it. Only the lane that will write the record reads it (the lowest
+// active lane: lane 0 in warp-wide code, the elected thread in a branch that one thread runs, such
+// as a TMA issue); the others get no slot. When every lane read it, racecheck reported each read as
+// racing with that lane's cursor update (harmless, the values went unused, but not clean).
 __device__ inline WarpState load_state() {
   if (!block_records()) return {-1, 0};
+  if (threadIdx.x % 32 != static_cast<uint32_t>(__ffs(__activemask()) - 1)) return {-1, 0};
   return g_warp[threadIdx.x / 32];
 }
 
-// The lowest active lane writes for the warp: lane 0 in warp-wide code, the elected thread in a
-// branch that one thread runs (a TMA issue). With branches, not predicated stores: predicated
-// stores made ptxas serialize the GEMM's wgmma (C7520).
+// With branches, not predicated stores: predicated stores made ptxas serialize the GEMM's wgmma
+// (C7520).
 //
 // What recording costs is the recording warps' memory writes, this store most (kernels/stamps/
 // README.md has the figures, taken apart on the H100): with the store removed the GEMM at 8192^3
 // cost 14 % more than the plain build, with it about 50 %; reading the clock cost nothing.
 __device__ inline void write(WarpState w, uint8_t kind, uint32_t arg, uint64_t start, uint64_t end, uint8_t repeat = 0) {
-  if (w.slot < 0) return;
-  if (threadIdx.x % 32 != static_cast<uint32_t>(__ffs(__activemask()) - 1)) return;
+  if (w.slot < 0) return;  // not recording, or not the lane that writes
   g_warp[threadIdx.x / 32].cursor = w.cursor + 1;
   if (w.cursor >= g_plan.capacity) return;
   const uint4 r{static_cast<uint32_t>(start), static_cast<uint32_t>(start >> 32), static_cast<uint32_t>(end - start),
