@@ -9,6 +9,11 @@
 //   pixel for that 1.0. Triangles whose three vertices all sit on the white texel are drawn by a
 //   program that only interpolates the colour (with no fetch at all, a frame of the pipelining
 //   lesson's took 37 % less CPU time at 2560x1600).
+// - No blending where a fill is opaque. A triangle whose three vertices have alpha 1 comes out the
+//   same with blending off (ImGui's blend function then keeps the source), and llvmpipe draws it
+//   without reading the pixels below; where it covers a whole 64x64 tile of a framebuffer with no
+//   depth buffer (the headless one), llvmpipe also drops what was binned for that tile before, so a
+//   window's background no longer costs a pass over everything it hides.
 // - A one-channel atlas. The glyphs are white with coverage in alpha; an R8 texture (alpha read
 //   from red) is a quarter of the texels to fetch and filter of ImGui's RGBA one, same values.
 // (Cutting draws so that llvmpipe might draw ImGui's rectangles whole, as pairs of triangles in
@@ -20,6 +25,7 @@
 #include "viz/gui/render_gl.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -104,7 +110,8 @@ struct Program {
   GLint projection = -1, texture = -1;
 };
 
-enum Kind { kSolid = 0, kGlyphs = 1, kImage = 2 };
+// kOpaque is drawn by the fill program with blending off; programs[kOpaque] is the fill program.
+enum Kind { kSolid = 0, kGlyphs = 1, kImage = 2, kOpaque = 3 };
 
 // One draw call of a frame: a program over a range of the rebuilt index buffer.
 struct Draw {
@@ -118,7 +125,7 @@ struct Draw {
 struct Renderer {
   GlApi gl;
   std::string version;
-  Program programs[3];
+  Program programs[4];  // programs[kOpaque] == programs[kSolid]
   GLuint vao = 0, vbo = 0, ebo = 0, font_texture = 0;
   size_t vbo_size = 0, ebo_size = 0;  // bytes allocated
   std::vector<Draw> draws;
@@ -129,6 +136,12 @@ Renderer* renderer = nullptr;
 // A run of fills this short between glyph runs is drawn with the glyph program: two program
 // switches cost more than the texture fetches saved on a few small triangles.
 constexpr size_t kMinSolidTriangles = 8;
+// An opaque run covering less than this many pixels is drawn blended with the fills around it:
+// turning blending off and on again costs more than it saves on a small area. (Under llvmpipe at
+// 2560x1600, 2026-11-27: with a 64x64 threshold, one llvmpipe tile, the clusters lesson's grid
+// drew 2-4 ms faster but a TMA lesson step 1-2 ms slower; with 256x256 the first gain stayed and
+// the second loss halved: data/measured/viz-lessons-timing.txt.)
+constexpr float kMinOpaquePixels = 256.0f * 256.0f;
 
 GLuint compile(const GlApi& gl, GLenum type, const std::string& source, const char* what) {
   const GLuint shader = gl.CreateShader(type);
@@ -197,27 +210,41 @@ void upload(const GlApi& gl, GLenum target, size_t& allocated, const void* data,
 }
 
 // One command's triangles as draws: runs of fills (solid program) and of the rest (glyph program).
-void split_command(Renderer& r, const ImDrawList& list, const ImDrawCmd& cmd, const int scissor[4], ImVec2 white) {
+void split_command(Renderer& r, const ImDrawList& list, const ImDrawCmd& cmd, const int scissor[4], ImVec2 white,
+                   float clip_scale) {
   const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
   const ImDrawVert* vtx = list.VtxBuffer.Data + cmd.VtxOffset;
   const size_t triangles = cmd.ElemCount / 3;
   const auto on_white = [&](ImDrawIdx i) { return vtx[i].uv.x == white.x && vtx[i].uv.y == white.y; };
+  const auto opaque = [&](ImDrawIdx i) { return (vtx[i].col & IM_COL32_A_MASK) == IM_COL32_A_MASK; };
+  const auto area = [&](const ImDrawIdx* tri) {  // in display units squared; the threshold is too
+    const ImVec2 a = vtx[tri[0]].pos, b = vtx[tri[1]].pos, c = vtx[tri[2]].pos;
+    return 0.5f * std::abs((b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y));
+  };
   const bool glyph_texture = cmd.GetTexID() == reinterpret_cast<ImTextureID>(static_cast<intptr_t>(r.font_texture));
 
   // Runs of one kind, short fill runs folded into the glyph runs around them.
   struct Run {
     Kind kind;
     size_t first, count;  // triangles
+    float area;           // of an opaque run
   };
   std::vector<Run> runs;
   for (size_t t = 0; t < triangles; ++t) {
     const ImDrawIdx* tri = idx + 3 * t;
-    const Kind kind = !glyph_texture ? kImage : on_white(tri[0]) && on_white(tri[1]) && on_white(tri[2]) ? kSolid : kGlyphs;
-    if (!runs.empty() && runs.back().kind == kind) ++runs.back().count;
-    else runs.push_back({kind, t, 1});
+    const bool fill = on_white(tri[0]) && on_white(tri[1]) && on_white(tri[2]);
+    const Kind kind = !glyph_texture ? kImage
+                      : !fill        ? kGlyphs
+                      : opaque(tri[0]) && opaque(tri[1]) && opaque(tri[2]) ? kOpaque
+                                                                         : kSolid;
+    if (runs.empty() || runs.back().kind != kind) runs.push_back({kind, t, 0, 0.0f});
+    ++runs.back().count;
+    if (kind == kOpaque) runs.back().area += area(tri);
   }
+  const float min_opaque_area = kMinOpaquePixels / (clip_scale * clip_scale);
   std::vector<Run> merged;
   for (Run run : runs) {
+    if (run.kind == kOpaque && run.area < min_opaque_area) run.kind = kSolid;
     if (run.kind == kSolid && run.count < kMinSolidTriangles && !merged.empty() && merged.back().kind == kGlyphs) run.kind = kGlyphs;
     if (!merged.empty() && merged.back().kind == run.kind) merged.back().count += run.count;
     else merged.push_back(run);
@@ -247,6 +274,7 @@ void renderer_init(const char* glsl_version) {
   r.programs[kSolid] = link(gl, header, kVertexSolid, kFragmentSolid, "fill");
   r.programs[kGlyphs] = link(gl, header, kVertexTextured, kFragmentGlyphs, "glyph");
   r.programs[kImage] = link(gl, header, kVertexTextured, kFragmentImage, "image");
+  r.programs[kOpaque] = r.programs[kSolid];
   gl.GenVertexArrays(1, &r.vao);
   gl.GenBuffers(1, &r.vbo);
   gl.GenBuffers(1, &r.ebo);
@@ -271,7 +299,7 @@ void renderer_init(const char* glsl_version) {
 void renderer_shutdown() {
   if (!renderer) return;
   Renderer& r = *renderer;
-  for (Program& p : r.programs) r.gl.DeleteProgram(p.id);
+  for (const Kind kind : {kSolid, kGlyphs, kImage}) r.gl.DeleteProgram(r.programs[kind].id);
   r.gl.DeleteVertexArrays(1, &r.vao);
   r.gl.DeleteBuffers(1, &r.vbo);
   r.gl.DeleteBuffers(1, &r.ebo);
@@ -334,6 +362,7 @@ void renderer_draw(const ImDrawData* data) {
   const ImVec2 clip_off = data->DisplayPos, clip_scale = data->FramebufferScale;
   GLuint program = 0;
   ImTextureID bound = nullptr;
+  bool blending = true;
   for (int n = 0; n < data->CmdListsCount; ++n) {
     const ImDrawList& list = *data->CmdLists[n];
     r.draws.clear();
@@ -348,7 +377,7 @@ void renderer_draw(const ImDrawData* data) {
       if (hi.x <= lo.x || hi.y <= lo.y) continue;
       const int scissor[4] = {static_cast<int>(lo.x), static_cast<int>(fb_height - hi.y), static_cast<int>(hi.x - lo.x),
                               static_cast<int>(hi.y - lo.y)};
-      split_command(r, list, cmd, scissor, white);
+      split_command(r, list, cmd, scissor, white, clip_scale.x);
     }
     // The buffers only grow: a new size each time would have the driver allocate (and the system
     // fault in) fresh memory for every draw list of every frame.
@@ -357,7 +386,11 @@ void renderer_draw(const ImDrawData* data) {
     int scissor[4] = {-1, -1, -1, -1};
     for (const Draw& d : r.draws) {
       if (r.programs[d.kind].id != program) gl.UseProgram(program = r.programs[d.kind].id);
-      const ImTextureID texture = d.kind == kSolid ? bound : d.texture;
+      if ((d.kind != kOpaque) != blending) {
+        if ((blending = d.kind != kOpaque)) glEnable(GL_BLEND);
+        else glDisable(GL_BLEND);
+      }
+      const ImTextureID texture = d.kind == kSolid || d.kind == kOpaque ? bound : d.texture;
       if (texture != bound) glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(reinterpret_cast<intptr_t>(bound = texture)));
       if (std::equal(d.scissor, d.scissor + 4, scissor) == false) {
         std::copy(d.scissor, d.scissor + 4, scissor);
@@ -373,6 +406,7 @@ void renderer_draw(const ImDrawData* data) {
     }
   }
   gl.BindVertexArray(0);
+  glEnable(GL_BLEND);
   glDisable(GL_SCISSOR_TEST);
 }
 
