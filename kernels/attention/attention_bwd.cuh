@@ -11,16 +11,14 @@
 // while the tensor cores go on. The consumers compute the transposed scores S^T = K Q^T, so P^T and
 // dS^T come out in registers in the layout the next MMAs take as their A operand (dV += P^T dO,
 // dK += dS^T Q); dQ += dS K reads dS^T back from shared memory as a transposed operand.
-// Why a dQ share per consumer (64 keys) and not per block (128 keys, half the reducing-store bytes):
-// a shared share makes the consumers meet every iteration, which locks their softmax phases
-// together. Tried in the simulator (N 16384, D 128, 2026-11-25): 14.1 ms as here, 17.5 ms with the
-// consumers taking turns at the whole share, 16.5 ms with each multiplying half its columns, L2's
-// store side 70 % busy here against 28-29 % there. A handoff that does not lock them (dS^T ready and
-// free signalled on mbarriers, dQ one iteration late) is what could win the bytes back. On the GPU, L2
-// is the busiest unit here (79-92 % in Nsight Compute, three quarters of it dQ's reducing stores; the
-// tensor pipe active 41-50 %: data/measured/h100/attention/bwd-l2.txt), but a per-block share summed
-// over an mbarrier hand-over freed L2 (49 %) and gained only 2-7 % without a mask, lost 4-6 % causal:
-// the kernel is then bound by its own waits (bwd-shared-dq.txt).
+// Why the consumers take turns at one dQ share per iteration (128 keys): a share per consumer
+// (64 keys) doubled the reducing-store bytes, and L2 was the busiest unit (79-92 % in Nsight Compute,
+// three quarters of it those stores: data/measured/h100/attention/bwd-l2.txt); a per-block share summed
+// in shared memory at every iteration made the consumers wait on each other and lost causal
+// (bwd-shared-dq.txt). Here each consumer leaves its dS^T in one of two buffers and goes on; the one
+// whose turn it is multiplies both consumers' dS^T by their keys during the next iteration, so the
+// hand-over is an iteration old when it is needed. H100, 2026-11-27: +10-22 % on every shape
+// (data/measured/h100/attention/bwd-dq-turns.txt).
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include <cmath>
 
@@ -94,10 +92,9 @@ struct attention_bwd_prep {
 
 // Stages and dQ staging buffers, measured (H100, attention_once, 2026-11-26: data/measured/h100/
 // attention/bwd-stages.txt, bwd-stages-buffers.txt): the causal D = 64 backward is fastest with three
-// stages and one staging tile per consumer (386 TFLOPS at N 16384, against 373 with two and two); the
-// others with two and two (at D = 128, one staging tile makes room for a third stage, which measured
-// 3 % slower).
-template <int D, bool Causal, int Stages = (D == 64 && Causal) ? 3 : 2, int DqBuffers = (D == 64 && Causal) ? 1 : 2>
+// stages; the others with two. At D = 128 the double-buffered dS^T leaves room for one dQ staging tile
+// per consumer only; with a dQ share per iteration instead of two, one suffices at D = 64 causal too.
+template <int D, bool Causal, int Stages = (D == 64 && Causal) ? 3 : 2, int DqBuffers = (D == 128 || Causal) ? 1 : 2>
 struct attention_bwd {
   static_assert(D == 64 || D == 128, "attention_bwd: head dimension 64 or 128");
   static constexpr int consumers = 2, block_kv = 64, block_q = 64, stages = Stages;
@@ -108,6 +105,7 @@ struct attention_bwd {
   using q_tile = st<bf16, block_q, D>;
   using row_vector = sv<float, block_q>;
   using dq_tile = st<float, block_q, 64>;  // 64 columns of a dQ share at a time, to spare registers
+  using ds_tile = st<bf16, block_kv, block_q>;  // one consumer's dS^T, the A operand of dQ += dS K
   using score_tile = rt_fl<16, block_q>;   // this warp's 16 keys x 64 queries: S transposed
   using query_stats = col_vec<score_tile>;
 
@@ -123,8 +121,12 @@ struct attention_bwd {
   };
   struct tile_stage {
     kv_tile k[consumers], v[consumers];  // loaded once per block (tile_bytes)
-    st<bf16, block_kv, block_q> ds[consumers];  // dS^T, the A operand of dQ += dS K
-    dq_tile dq[consumers][DqBuffers];  // dQ shares on their way to global memory: one fills while TMA reads another
+    // Both consumers' dS^T of the last two iterations: the consumers take turns at the block's dQ share
+    // of an iteration, one iteration late, so one buffer is read while the next is written.
+    ds_tile ds[2][consumers];
+    dq_tile dq[consumers][DqBuffers];  // dQ shares on their way to global memory
+    barrier ds_ready[2];  // an iteration's dS^T written by both consumers (one arrival per warp)
+    barrier ds_free[2];   // its dQ MMAs done (one arrival per warp of the consumer that multiplied)
   };
   static constexpr uint32_t tile_bytes = 2 * consumers * kv_tile::bytes;
   struct input_stage {
@@ -140,7 +142,17 @@ struct attention_bwd {
     // instead of a zero fill, which the compiler turned into selects that every iteration ran
     // (64 FSEL per lane and iteration at D = 64, 128 at D = 128: the SASS of the loop).
     bool fresh = true;
+    // Iterations so far, over every tile of the block: picks the dS^T buffer, the parity of its
+    // barriers and whose turn the dQ share is. Both consumers run the same iterations, so they agree.
+    uint32_t uses = 0;
   };
+
+  static TS_KERNEL_FN void init(tile_stage& t) {
+    for (int b = 0; b < 2; ++b) {
+      ts::init(t.ds_ready[b], 4 * consumers);
+      ts::init(t.ds_free[b], 4);
+    }
+  }
 
   struct position {
     int b, h_kv, kv_block, h_q, q_block;
@@ -154,6 +166,11 @@ struct attention_bwd {
     const auto [b, h_kv] = g.heads_kv.divmod(bh);
     const auto [q, head] = g.group.divmod(it);
     return {b, h_kv, kv_block, h_kv * g.group + head, first_q_block(kv_block) + q};
+  }
+  // Causal: every query of the iteration's block precedes this consumer's keys (only the second
+  // consumer, at the first query block of its keys).
+  static TS_KERNEL_FN bool skips(const position& p, int consumer) {
+    return Causal && p.q_block * block_q + block_q - 1 < (p.kv_block * consumers + consumer) * block_kv;
   }
   static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_kv * g.kv_blocks; }
   static TS_KERNEL_FN int iterations(const globals& g, int tile) {
@@ -179,8 +196,22 @@ struct attention_bwd {
                                    int consumer, int it) {
     if (it == 0) s.fresh = true;
     const position p = where(g, tile, it);
+    const uint32_t use = s.uses++;
+    // This consumer's turn at the previous iteration's dQ share (none before a tile's first).
+    const bool previous_dq = it > 0 && (use - 1) % 2 == static_cast<uint32_t>(consumer);
+    if (skips(p, consumer)) {  // its dS^T is zero: the share of this iteration adds nothing from these keys
+      rt_bf<16, block_q> none;
+      zero(none);
+      hand_over_ds(t, use, consumer, none);
+      if (previous_dq) {
+        const position q = where(g, tile, it - 1);
+        rt_fl<16, 64> dq;
+        start_dq(dq, t, use - 1, 0);
+        finish_dq<0>(s, t, g, q, consumer, dq, use - 1);
+      }
+      return;
+    }
     const int k0 = (p.kv_block * consumers + consumer) * block_kv, q0 = p.q_block * block_q;
-    if (Causal && q0 + block_q - 1 < k0) return;  // every query of this block precedes these keys
     const int warp_k0 = k0 + 16 * warpgroup::warpid();
 
     // Recompute the probabilities, transposed: P^T = 2^(S^T scale log2 e - lse_log2[query]).
@@ -211,37 +242,65 @@ struct attention_bwd {
     const bool accumulate = !s.fresh;
     s.fresh = false;
 
-    // dV += P^T dO, then dQ += dS K (64 columns at a time, added into global memory), then
-    // dK += dS^T Q: dS^T goes to shared memory for dQ's MMA while dV's runs, and the first dQ share
-    // is stored while dK's runs.
+    // dV += P^T dO; dS^T goes to shared memory while it runs; then, in this consumer's turn, the
+    // previous iteration's dQ share (both consumers' dS^T times their keys) before dK += dS^T Q, and
+    // its first 64 columns are stored while dK's MMA runs.
     warpgroup::mma_fence(s.dv);
     warpgroup::mma_AB(s.dv, p_t, in.d_o, accumulate);
     warpgroup::mma_commit_group();
-    warp::store(t.ds[consumer], ds_t, 16 * warpgroup::warpid(), 0);
-    fence_async_shared();
-    warpgroup::sync(consumer);
-    rt_fl<16, 64> dq;
-    multiply_dq(dq, t, consumer, 0);
-    warpgroup::mma_fence(s.dk);
-    warpgroup::mma_AB(s.dk, ds_t, in.q, accumulate);
-    warpgroup::mma_commit_group();
-    warpgroup::mma_async_wait<1>(dq);  // dV's and the first share's groups are done; dK's may run on
-    add_dq(s, t, g, p, consumer, dq, 0);
-    if constexpr (D == 128) {
-      multiply_dq(dq, t, consumer, 1);
-      warpgroup::mma_async_wait<0>(dq);
-      add_dq(s, t, g, p, consumer, dq, 1);
+    hand_over_ds(t, use, consumer, ds_t);
+    // (dK's MMA is written out in both branches: with one issue after an `if` that may start the dQ
+    // MMAs, ptxas serialized every wgmma of the loop, C7514.)
+    if (previous_dq) {
+      rt_fl<16, 64> dq;
+      const position q = where(g, tile, it - 1);
+      start_dq(dq, t, use - 1, 0);
+      warpgroup::mma_fence(s.dk);
+      warpgroup::mma_AB(s.dk, ds_t, in.q, accumulate);
+      warpgroup::mma_commit_group();
+      finish_dq<1>(s, t, g, q, consumer, dq, use - 1);  // dK's group may run on
+    } else {
+      warpgroup::mma_fence(s.dk);
+      warpgroup::mma_AB(s.dk, ds_t, in.q, accumulate);
+      warpgroup::mma_commit_group();
     }
     warpgroup::mma_async_wait<0>(s.dk);  // dK's MMA reads this stage's Q, which goes back on return
     warpgroup::mma_async_wait<0>(s.dv);  // (no wait: tells the compiler dV's registers are written)
   }
 
-  static TS_KERNEL_FN void multiply_dq(rt_fl<16, 64>& dq, tile_stage& t, int consumer, int j) {
+  // This warp's rows of its consumer's dS^T of iteration `use` into that iteration's buffer, once
+  // the dQ share that last read the buffer (two iterations ago) is done; then the warp says so.
+  static TS_KERNEL_FN void hand_over_ds(tile_stage& t, uint32_t use, int consumer, const rt_bf<16, block_q>& ds_t) {
+    const uint32_t b = use % 2, round = use / 2;
+    wait(t.ds_free[b], (round & 1) ^ 1);  // the first round finds the buffer free
+    warp::store(t.ds[b][consumer], ds_t, 16 * warpgroup::warpid(), 0);
+    fence_async_shared();  // the stores, seen by the other consumer's wgmma
+    if (elect_one()) arrive(t.ds_ready[b]);
+  }
+  // The first 64 columns of the dQ share of iteration `use`: dS of both consumers times their keys,
+  // once both have written their dS^T.
+  static TS_KERNEL_FN void start_dq(rt_fl<16, 64>& dq, tile_stage& t, uint32_t use, int j) {
+    if (j == 0) wait(t.ds_ready[use % 2], (use / 2) & 1);
     warpgroup::mma_fence(dq);
-    warpgroup::mma_AtB(dq, t.ds[consumer], column_block(t.k[consumer], j), false);
+    warpgroup::mma_AtB(dq, t.ds[use % 2][0], column_block(t.k[0], j), false);
+    warpgroup::mma_AtB(dq, t.ds[use % 2][1], column_block(t.k[1], j), true);
     warpgroup::mma_commit_group();
   }
-  // Columns [64 j, 64 j + 64) of this consumer's dQ share, through a staging tile, by TMA's reducing store.
+  // The rest of the share: each 64 columns added into global memory as its MMA finishes (Pending:
+  // the MMA groups committed after the first columns', left in flight), then the buffer freed.
+  template <int Pending>
+  static TS_KERNEL_FN void finish_dq(consumer_state& s, tile_stage& t, const globals& g, const position& q, int consumer,
+                                     rt_fl<16, 64>& dq, uint32_t use) {
+    warpgroup::mma_async_wait<Pending>(dq);
+    add_dq(s, t, g, q, consumer, dq, 0);
+    if constexpr (D == 128) {
+      start_dq(dq, t, use, 1);
+      warpgroup::mma_async_wait<0>(dq);
+      add_dq(s, t, g, q, consumer, dq, 1);
+    }
+    if (elect_one()) arrive(t.ds_free[use % 2]);  // this warp's wgmma have read the buffer
+  }
+  // Columns [64 j, 64 j + 64) of a dQ share, through a staging tile, by TMA's reducing store.
   static TS_KERNEL_FN void add_dq(consumer_state& s, tile_stage& t, const globals& g, const position& p, int consumer,
                                   const rt_fl<16, 64>& dq, int j) {
     const bool leader = warpgroup::warpid() == 0 && elect_one();
@@ -261,8 +320,17 @@ struct attention_bwd {
     warpgroup::mma_async_wait<0>(s.dv);
   }
 
-  // dK (times the softmax scale) and dV leave through this consumer's own K and V tiles.
+  // The tile's last dQ share, by the consumer whose turn it is; then dK (times the softmax scale) and
+  // dV leave through this consumer's own K and V tiles, once that share has read both K tiles.
   static TS_KERNEL_FN void store(consumer_state& s, tile_stage& t, output_stage&, const globals& g, int tile, int consumer) {
+    const uint32_t last = s.uses - 1;
+    if (last % 2 == static_cast<uint32_t>(consumer)) {
+      rt_fl<16, 64> dq;
+      start_dq(dq, t, last, 0);
+      finish_dq<0>(s, t, g, where(g, tile, iterations(g, tile) - 1), consumer, dq, last);
+    } else {
+      wait(t.ds_free[last % 2], (last / 2) & 1);
+    }
     const position p = where(g, tile, 0);
     const bool leader = warpgroup::warpid() == 0 && elect_one();
     mul(s.dk, s.dk, g.scale);

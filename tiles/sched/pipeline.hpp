@@ -22,6 +22,8 @@
 //       K::store(consumer_state&, tile_stage&, output_stage&, globals, tile, consumer)
 //     the consumers hand the tile stage back after store, so store may reuse it as scratch; it may
 //     also hold a consumer's own staging tiles past tile_bytes
+//     K::init(tile_stage&)      the kernel's own mbarriers in a tile stage (attention's backward
+//                               hands dS^T between its consumers), initialised with the pipeline's
 //   tile_stages                 tile stages in a ring (default 1). With 2, the producer loads the
 //                               next tile's inputs while the consumers still work on this one, so
 //                               a persistent block does not wait a load's round trip between tiles
@@ -178,6 +180,7 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
       for (int i = 0; i < tile_stages; ++i) {
         init(s.tile_full[i], 1);
         init(s.tile_empty[i], 4 * K::consumers);
+        if constexpr (requires { K::init(s.tile[i]); }) K::init(s.tile[i]);
       }
     }
     fence_barrier_init();
