@@ -191,16 +191,20 @@ TEST_CASE("backward: three launches, longer than the forward; dQ shares from the
   const auto shape = attention_run(a, false).shape;
   CHECK(m.launches[1].mma_flops == Approx(ts::kernels::attention_flops(shape, true)).epsilon(1e-6));
   CHECK(m.forward_mma_flops == Approx(ts::kernels::attention_flops(shape, false) * 1152 / 1024).epsilon(1e-6));
-  // Not causal: every (64-key warpgroup, 64-row query block) pair adds a 64 x D fp32 share.
+  // Not causal: every (64-key warpgroup, 64-row query block) pair is computed; every (128-key CTA,
+  // query block) pair adds one 64 x D fp32 share.
   CHECK(m.pairs == uint64_t(a.heads) * (1024 / 64) * (1024 / 64));
-  CHECK(m.dq_add_bytes == m.pairs * 64 * 64 * 4);
+  CHECK(m.dq_shares == m.pairs / 2);  // the two warpgroups take turns at one share per query block
+  CHECK(m.dq_add_bytes == m.dq_shares * 64 * 64 * 4);
   const AttnKnobs causal{1024, 64, 4, true};
   const BackwardModel c = backward_loop(causal);
   CHECK(c.pairs == uint64_t(causal.heads) * (16 * 17 / 2));  // the diagonal blocks and those below
+  CHECK(c.dq_shares == uint64_t(causal.heads) * (16 + 14 + 12 + 10 + 8 + 6 + 4 + 2));  // from each CTA's first key on
   const Question q = make_question("dq-bytes", {{"n", 1024}, {"d", 128}, {"causal", 0}}, AttnBackwardState{});
   REQUIRE(q.error.empty());
-  CHECK(accepts(q, 1024.0 * 1024 * 128 * 4 / 64 / 1024));
-  CHECK_FALSE(accepts(q, 1024.0 * 1024 * 128 * 2 / 64 / 1024));  // bf16 instead of fp32
+  CHECK(accepts(q, 1024.0 * 1024 * 128 * 4 / 128 / 1024));  // a share per 128 keys and 64 query rows
+  CHECK_FALSE(accepts(q, 1024.0 * 1024 * 128 * 4 / 64 / 1024));  // a share per warpgroup
+  CHECK_FALSE(accepts(q, 1024.0 * 1024 * 128 * 2 / 128 / 1024));  // bf16 instead of fp32
 }
 
 TEST_CASE("attention flow: the CTA's sizes come from the kernel's types", "[viz][attention][flow]") {

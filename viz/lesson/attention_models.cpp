@@ -97,12 +97,10 @@ BackwardModel backward_loop(const AttnKnobs& a) {
     for (int t = 0; t < K::num_tiles(g); ++t)
       for (int it = 0; it < K::iterations(g, t); ++it) {
         const auto p = K::where(g, t, it);
-        for (int c = 0; c < K::consumers; ++c) {
-          const int k0 = (p.kv_block * K::consumers + c) * K::block_kv, q0 = p.q_block * K::block_q;
-          if (Causal && q0 + K::block_q - 1 < k0) continue;  // compute()'s early return
-          ++b.pairs;
-          b.dq_add_bytes += uint64_t(K::block_q) * D * sizeof(float);
-        }
+        for (int c = 0; c < K::consumers; ++c) b.pairs += !K::skips(p, c);
+        // One dQ share per iteration: both consumers' keys, added by the one whose turn it is.
+        ++b.dq_shares;
+        b.dq_add_bytes += uint64_t(K::block_q) * D * sizeof(float);
       }
   };
   const auto by_causal = [&]<int D>() {

@@ -100,7 +100,8 @@ struct BackwardModel {
   double forward_mma_flops = 0;
   // The main kernel's loop, from attention_bwd.cuh's own types and iterations().
   int consumers = 0, block_kv = 0, block_q = 0, ctas = 0;
-  uint64_t pairs = 0;            // (key block of a warpgroup, query block) pairs the main kernel visits, all heads
+  uint64_t pairs = 0;            // (key block of a warpgroup, query block) pairs the main kernel computes, all heads
+  uint64_t dq_shares = 0;        // (CTA, query block) pairs: one dQ share each, the consumers taking turns
   uint64_t dq_add_bytes = 0;     // fp32 dQ shares added into global memory (TMA reducing stores), all heads
 };
 // `fwd` and `bwd` may be null while they run.

@@ -204,16 +204,19 @@ Question dq_bytes(const QuizParams& p, const SceneState& base) {
   const BackwardModel b = backward_loop(knobs);
   if (b.pairs == 0) return excluded("this build has no host backend");
   Question q;
+  const int cta_keys = b.consumers * b.block_kv;
   q.text = "In the attention backward, each CTA holds " + std::to_string(b.consumers) + " warpgroups of " +
            std::to_string(b.block_kv) + " keys. For every block of " + std::to_string(b.block_q) +
-           " query rows that a warpgroup's keys meet" + std::string(causal ? " (causal: skipping blocks whose rows all precede its keys)" : "") +
-           ", it adds a " + std::to_string(b.block_q) + " x D share of dQ in fp32 into global memory. For one head with N = " +
+           " query rows that the CTA's " + std::to_string(cta_keys) + " keys meet" +
+           std::string(causal ? " (causal: from the block holding its first key on)" : "") + ", the warpgroups take turns adding one " +
+           std::to_string(b.block_q) + " x D share of dQ in fp32 into global memory (both warpgroups' keys in one share). For one head with N = " +
            std::to_string(n) + " and D = " + std::to_string(d) + ", how many KiB of dQ shares are added?";
   q.unit = "KiB";
   q.answer = double(b.dq_add_bytes) / 1024.0;
   q.tolerance = 0.01;
-  q.explanation = std::to_string(b.pairs) + " (warpgroup, query block) pairs x " + std::to_string(b.block_q) + " x " +
-                  std::to_string(d) + " x 4 bytes = " + num(q.answer) + " KiB, each a TMA reducing store into L2";
+  q.explanation = std::to_string(b.dq_shares) + " (CTA, query block) pairs x " + std::to_string(b.block_q) + " x " +
+                  std::to_string(d) + " x 4 bytes = " + num(q.answer) + " KiB, each a TMA reducing store into L2 (a share per warpgroup would be " +
+                  num(double(b.pairs) * b.block_q * d * 4 / 1024.0) + " KiB)";
   s.attn = knobs;
   s.attn.heads = 4;
   q.reveal = s;
