@@ -90,11 +90,12 @@ struct attention_bwd_prep {
   static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {}
 };
 
-// Stages and dQ staging buffers, measured (H100, attention_once, 2026-11-26: data/measured/h100/
-// attention/bwd-stages.txt, bwd-stages-buffers.txt): the causal D = 64 backward is fastest with three
-// stages; the others with two. At D = 128 the double-buffered dS^T leaves room for one dQ staging tile
-// per consumer only; with a dQ share per iteration instead of two, one suffices at D = 64 causal too.
-template <int D, bool Causal, int Stages = (D == 64 && Causal) ? 3 : 2, int DqBuffers = (D == 128 || Causal) ? 1 : 2>
+// Stages and dQ staging tiles per consumer, measured (H100, attention_once; 2026-11-26: data/measured/
+// h100/attention/bwd-stages.txt, bwd-stages-buffers.txt; after the dQ turns, 2026-11-27: bwd-dq-turns.txt):
+// at D = 64 four stages without a mask (+4-6 % over two stages and two staging tiles), three causal;
+// at D = 128 two, and the double-buffered dS^T leaves room for one staging tile only. With one dQ share
+// per iteration, taken in turns, one staging tile is enough everywhere.
+template <int D, bool Causal, int Stages = D == 128 ? 2 : Causal ? 3 : 4, int DqBuffers = 1>
 struct attention_bwd {
   static_assert(D == 64 || D == 128, "attention_bwd: head dimension 64 or 128");
   static constexpr int consumers = 2, block_kv = 64, block_q = 64, stages = Stages;
