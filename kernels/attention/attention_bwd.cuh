@@ -283,8 +283,7 @@ struct attention_bwd {
   static TS_KERNEL_FN void start_dq(rt_fl<16, 64>& dq, tile_stage& t, uint32_t use, int j) {
     if (j == 0) wait(t.ds_ready[use % 2], (use / 2) & 1);
     warpgroup::mma_fence(dq);
-    warpgroup::mma_AtB(dq, t.ds[use % 2][0], column_block(t.k[0], j), false);
-    warpgroup::mma_AtB(dq, t.ds[use % 2][1], column_block(t.k[1], j), true);
+    for (int c = 0; c < consumers; ++c) warpgroup::mma_AtB(dq, t.ds[use % 2][c], column_block(t.k[c], j), c > 0);
     warpgroup::mma_commit_group();
   }
   // The rest of the share: each 64 columns added into global memory as its MMA finishes (Pending:
