@@ -209,7 +209,8 @@ void upload(const GlApi& gl, GLenum target, size_t& allocated, const void* data,
   gl.BufferSubData(target, 0, static_cast<GLsizeiptr>(bytes), data);
 }
 
-// One command's triangles as draws: runs of fills (solid program) and of the rest (glyph program).
+// One command's triangles as draws: runs of fills (solid program; large opaque runs with blending
+// off) and of the rest (glyph program).
 void split_command(Renderer& r, const ImDrawList& list, const ImDrawCmd& cmd, const int scissor[4], ImVec2 white,
                    float clip_scale) {
   const ImDrawIdx* idx = list.IdxBuffer.Data + cmd.IdxOffset;
@@ -217,7 +218,7 @@ void split_command(Renderer& r, const ImDrawList& list, const ImDrawCmd& cmd, co
   const size_t triangles = cmd.ElemCount / 3;
   const auto on_white = [&](ImDrawIdx i) { return vtx[i].uv.x == white.x && vtx[i].uv.y == white.y; };
   const auto opaque = [&](ImDrawIdx i) { return (vtx[i].col & IM_COL32_A_MASK) == IM_COL32_A_MASK; };
-  const auto area = [&](const ImDrawIdx* tri) {  // in display units squared; the threshold is too
+  const auto area = [&](const ImDrawIdx* tri) {  // in display units squared, as min_opaque_area below
     const ImVec2 a = vtx[tri[0]].pos, b = vtx[tri[1]].pos, c = vtx[tri[2]].pos;
     return 0.5f * std::abs((b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y));
   };
