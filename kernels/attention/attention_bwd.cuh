@@ -204,12 +204,7 @@ struct attention_bwd {
       rt_bf<16, block_q> none;
       zero(none);
       hand_over_ds(t, use, consumer, none);
-      if (previous_dq) {
-        const position q = where(g, tile, it - 1);
-        rt_fl<16, 64> dq;
-        start_dq(dq, t, use - 1, 0);
-        finish_dq<0>(s, t, g, q, consumer, dq, use - 1);
-      }
+      if (previous_dq) add_share(s, t, g, where(g, tile, it - 1), consumer, use - 1);
       return;
     }
     const int k0 = (p.kv_block * consumers + consumer) * block_kv, q0 = p.q_block * block_q;
@@ -300,6 +295,13 @@ struct attention_bwd {
     }
     if (elect_one()) arrive(t.ds_free[use % 2]);  // this warp's wgmma have read the buffer
   }
+  // The whole dQ share of iteration `use`, with no other MMA in flight.
+  static TS_KERNEL_FN void add_share(consumer_state& s, tile_stage& t, const globals& g, const position& q, int consumer,
+                                     uint32_t use) {
+    rt_fl<16, 64> dq;
+    start_dq(dq, t, use, 0);
+    finish_dq<0>(s, t, g, q, consumer, dq, use);
+  }
   // Columns [64 j, 64 j + 64) of a dQ share, through a staging tile, by TMA's reducing store.
   static TS_KERNEL_FN void add_dq(consumer_state& s, tile_stage& t, const globals& g, const position& p, int consumer,
                                   const rt_fl<16, 64>& dq, int j) {
@@ -324,13 +326,8 @@ struct attention_bwd {
   // dV leave through this consumer's own K and V tiles, once that share has read both K tiles.
   static TS_KERNEL_FN void store(consumer_state& s, tile_stage& t, output_stage&, const globals& g, int tile, int consumer) {
     const uint32_t last = s.uses - 1;
-    if (last % 2 == static_cast<uint32_t>(consumer)) {
-      rt_fl<16, 64> dq;
-      start_dq(dq, t, last, 0);
-      finish_dq<0>(s, t, g, where(g, tile, iterations(g, tile) - 1), consumer, dq, last);
-    } else {
-      wait(t.ds_free[last % 2], (last / 2) & 1);
-    }
+    if (last % 2 == static_cast<uint32_t>(consumer)) add_share(s, t, g, where(g, tile, iterations(g, tile) - 1), consumer, last);
+    else wait(t.ds_free[last % 2], (last / 2) & 1);
     const position p = where(g, tile, 0);
     const bool leader = warpgroup::warpid() == 0 && elect_one();
     mul(s.dk, s.dk, g.scale);

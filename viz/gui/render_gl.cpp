@@ -110,7 +110,7 @@ struct Program {
   GLint projection = -1, texture = -1;
 };
 
-// kOpaque is drawn by the fill program with blending off; programs[kOpaque] is the fill program.
+// kOpaque is drawn by the fill program with blending off (program_of).
 enum Kind { kSolid = 0, kGlyphs = 1, kImage = 2, kOpaque = 3 };
 
 // One draw call of a frame: a program over a range of the rebuilt index buffer.
@@ -125,13 +125,15 @@ struct Draw {
 struct Renderer {
   GlApi gl;
   std::string version;
-  Program programs[4];  // programs[kOpaque] == programs[kSolid]
+  Program programs[3];  // by Kind, but for kOpaque
   GLuint vao = 0, vbo = 0, ebo = 0, font_texture = 0;
   size_t vbo_size = 0, ebo_size = 0;  // bytes allocated
   std::vector<Draw> draws;
 };
 
 Renderer* renderer = nullptr;
+
+const Program& program_of(const Renderer& r, Kind kind) { return r.programs[kind == kOpaque ? kSolid : kind]; }
 
 // A run of fills this short between glyph runs is drawn with the glyph program: two program
 // switches cost more than the texture fetches saved on a few small triangles.
@@ -275,7 +277,6 @@ void renderer_init(const char* glsl_version) {
   r.programs[kSolid] = link(gl, header, kVertexSolid, kFragmentSolid, "fill");
   r.programs[kGlyphs] = link(gl, header, kVertexTextured, kFragmentGlyphs, "glyph");
   r.programs[kImage] = link(gl, header, kVertexTextured, kFragmentImage, "image");
-  r.programs[kOpaque] = r.programs[kSolid];
   gl.GenVertexArrays(1, &r.vao);
   gl.GenBuffers(1, &r.vbo);
   gl.GenBuffers(1, &r.ebo);
@@ -300,7 +301,7 @@ void renderer_init(const char* glsl_version) {
 void renderer_shutdown() {
   if (!renderer) return;
   Renderer& r = *renderer;
-  for (const Kind kind : {kSolid, kGlyphs, kImage}) r.gl.DeleteProgram(r.programs[kind].id);
+  for (Program& p : r.programs) r.gl.DeleteProgram(p.id);
   r.gl.DeleteVertexArrays(1, &r.vao);
   r.gl.DeleteBuffers(1, &r.vbo);
   r.gl.DeleteBuffers(1, &r.ebo);
@@ -386,7 +387,7 @@ void renderer_draw(const ImDrawData* data) {
     upload(gl, GL_ELEMENT_ARRAY_BUFFER, r.ebo_size, list.IdxBuffer.Data, size_t(list.IdxBuffer.Size) * sizeof(ImDrawIdx));
     int scissor[4] = {-1, -1, -1, -1};
     for (const Draw& d : r.draws) {
-      if (r.programs[d.kind].id != program) gl.UseProgram(program = r.programs[d.kind].id);
+      if (program_of(r, d.kind).id != program) gl.UseProgram(program = program_of(r, d.kind).id);
       if ((d.kind != kOpaque) != blending) {
         if ((blending = d.kind != kOpaque)) glEnable(GL_BLEND);
         else glDisable(GL_BLEND);
