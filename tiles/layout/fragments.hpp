@@ -87,11 +87,20 @@ TS_HD constexpr RowCol rt_col_l_element(uint32_t lane, uint32_t pair, uint32_t h
 // instead: a half-warp's four rows then cover all eight chunk positions, one wavefront each.
 // Whole pairs of blocks only: the walk's width must be a multiple of 32 columns.
 // warp::load/store of fp32 row_l tiles use it (the backward's dQ pass: 1.05 M conflicts to 0 in
-// Nsight Compute, 95.0 -> 92.1 us on the H100). warpgroup::store does not: the swap needs two
-// selects per store, which in the attention backward's dQ loop cost more than the conflicts (there
-// it removed 270 M of 848 M store wavefronts and made D64 causal 3.4 % slower, D128 no faster).
+// Nsight Compute, 95.0 -> 92.1 us on the H100), and so does warpgroup::store into an fp32 tile, at
+// two selects per store: in the attention backward's dQ staging, whose stores wait on the wgmma
+// reading its operands through the same shared-memory port, it made the main kernel 6 % faster at
+// D 128 and 4 % causal at D 64, 0.8 % slower at D 64 unmasked (H100, 2026-11-27; it had lost 3.4 %
+// at D 64 causal before the consumers took turns at the dQ shares).
 TS_HD constexpr bool fp32_pairs_swap_blocks(uint32_t elem_bytes, uint32_t width) { return elem_bytes == 4 && width % 32 == 0; }
 TS_HD constexpr uint32_t fp32_pair_block(uint32_t lane, uint32_t j) { return j ^ ((lane / 4) % 2); }
+// warpgroup::store of an fp32 accumulator N columns wide into a tile of type T, Cols wide: it swaps
+// only when it stores the whole accumulator. Storing a window (the GEMM's epilogue chunks, at a
+// run-time col0) the selects' partner block is not known at compile time and the compiler indexed
+// the registers from local memory (1.4 KB of stack, every wgmma serialized, C7511).
+template <class T, int Cols, int N> TS_HD constexpr bool accumulator_swaps_blocks() {
+  return N == Cols && fp32_pairs_swap_blocks(sizeof(T), Cols);
+}
 
 // A register vector holds its elements 16 at a time in one of two maps, the two ways a tile spreads
 // its rows or columns over the lanes, so that broadcasts need no data movement and reductions only

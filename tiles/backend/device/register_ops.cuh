@@ -27,8 +27,9 @@ namespace warpgroup {
 //    rounded, are the four 8x8 matrices in the order stmatrix takes them (pair k: rows 8 (k % 2),
 //    columns 8 (k / 2)), and each lane names one 16-byte row of the block, which the swizzle moves
 //    whole: no bank conflicts, a quarter of the instructions of 4-byte stores.
-//  - fp32 dst: one 8-byte store per pair. In a 128B-swizzled tile a half-warp's rows g and g ^ 1
-//    share chunk positions: 2 wavefronts where 1 would do (see below).
+//  - fp32 dst: one 8-byte store per pair. When dst takes the whole accumulator, 32 columns or a
+//    multiple wide, the lanes of odd rows take the partner 16-column block at each step
+//    (layout::accumulator_swaps_blocks): conflict-free.
 template <SharedTile ST, int N>
 __device__ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
   using T = typename ST::dtype;
@@ -49,17 +50,23 @@ __device__ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
       detail::stmatrix_x4<false>(smem_addr(dst.at(row0 + at.row, 16 * j + at.col - col0)), m[0], m[1], m[2], m[3]);
     }
   } else {
-    // No lane swap here (layout::fp32_pair_block): its selects cost the attention backward's dQ
-    // loop more issue slots than its 2-way conflicts cost (D64 causal 3.4 % slower on the H100).
+    // The lanes of odd rows move the partner block (layout::fp32_pair_block), as warp::store does.
     static_assert(std::is_same_v<T, float>, "warpgroup::store: a bf16, fp16 or fp32 shared tile");
+    constexpr bool swap_blocks = layout::accumulator_swaps_blocks<T, ST::cols, N>();
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int j = 0; j < N / 16; ++j) {
       if (16 * j < col0 || 16 * j >= col0 + ST::cols) continue;
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
-        const int r = row0 + g + 8 * (k % 2), c = 16 * j + 2 * t + 8 * (k / 2) - col0;
-        *reinterpret_cast<float2*>(dst.at(r, c)) = src.tiles[0][j][k];
+        const int r = row0 + g + 8 * (k % 2);
+        if constexpr (swap_blocks) {  // (j ^ 1 is unrolled too: two selects, no register indexing)
+          const bool partner = (g & 1) != 0;  // layout::fp32_pair_block(lane, j) == j ^ 1
+          const int c = 16 * (partner ? j ^ 1 : j) + 2 * t + 8 * (k / 2) - col0;
+          *reinterpret_cast<float2*>(dst.at(r, c)) = partner ? src.tiles[0][j ^ 1][k] : src.tiles[0][j][k];
+        } else {
+          *reinterpret_cast<float2*>(dst.at(r, 16 * j + 2 * t + 8 * (k / 2) - col0)) = src.tiles[0][j][k];
+        }
       }
     }
   }

@@ -66,7 +66,8 @@ struct GlobalBox {
 // backend's walks, tiles/backend/device/warp_ops.cuh and register_ops.cuh):
 enum class SmemWalk : uint8_t {
   accumulator_pairs,  // warpgroup::store of an fp32 accumulator into an fp32 tile: two adjacent elements
-                      // per lane per register pair, 4 st.shared.b64 per 16 columns (16-bit tiles: matrix_x4)
+                      // per lane per register pair, 4 st.shared.b64 per 16 columns (16-bit tiles: matrix_x4;
+                      // the whole accumulator, blocks swapped: row_pairs, layout::accumulator_swaps_blocks)
   matrix_x4,          // 16-bit tiles: one ldmatrix/stmatrix .x4 (.trans for col_l) per 16x16 subtile
   row_pairs,          // fp32 row_l tiles: one 64-bit access per pair, 4 per subtile
   column_pairs,       // fp32 col_l tiles: two 32-bit accesses per pair (the pair is one above the other)
