@@ -284,7 +284,12 @@ bool Engine::run_ops(uint32_t wid) {
         // it to itself and shares it in turns when several do.
         SubPartition& sp = sub_partition(sm, w);
         const double rate = op.bytes == 1 ? p_.mma_fp8_flops_per_cycle : p_.mma_flops_per_cycle;  // bytes: input element size
-        sp.tensor.issue(w.mma, w.time, double(op.flops) * p_.sub_partitions / rate);
+        const double cycles = double(op.flops) * p_.sub_partitions / rate;
+        // The warpgroup's instruction reads B (K x N) from shared memory once for its four warps,
+        // and A (64 x K) too unless A is in registers.
+        const double k = double(op.flops) / (2.0 * 16 * op.count);
+        const double operand_bytes = (op.barrier == 1 ? 0.0 : 64 * k * op.bytes) + k * op.count * op.bytes;
+        sp.tensor.issue(w.mma, w.time, cycles, operand_bytes / cycles);
         report_.flops += double(op.flops);
         if (!sp.mma_waiters.empty()) schedule_tensor_event(blk.sm, w.index % p_.sub_partitions);
         break;

@@ -54,6 +54,11 @@ struct EngineParams {
   std::array<double, kPipes> pipe_latency{4, 5, 18, 5, 24};
   double named_barrier_cycles = 20;         // a warpgroup sync whose warps arrive together
   double smem_latency = 30;                 // a shared-memory load's data, after its last wavefront
+  // The SM's shared-memory port, which wgmma's operand reads and the warps' loads and stores share:
+  // while the tensor core reads operands, loads and stores get what it leaves, at most these.
+  double smem_port_bytes_per_cycle = 128;
+  double lsu_load_bytes_under_mma = 32;
+  double lsu_store_bytes_under_mma = 48;
   double block_launch_cycles = 1000;        // setting up a block on an SM
   double kernel_launch_cycles = 7000;       // launch overhead of the kernel
   uint64_t l2_bytes = 50ull << 20;

@@ -115,7 +115,24 @@ void Engine::shared_access(Warp& w, Sm& sm, const TraceOp& op) {
   const bool store = op.kind == OpKind::smem_store;
   const SmemCost& cost = smem_cost(op.smem, store);
   const double start = std::max(w.time, sm.lsu_free);
-  sm.lsu_free = start + double(cost.wavefronts);
+  // While the tensor cores read wgmma operands, the LSU gets what they leave of the SM's port, at
+  // most its share (kernels/calibrate/calibrate_port.cu); a wavefront is one pass over the banks. A
+  // warpgroup's MMA runs on all four cores at once: the busiest one says what the port carries.
+  TensorCore::PortUse mma;
+  for (uint32_t s = 0; s < p_.sub_partitions; ++s) {
+    const TensorCore::PortUse u = sm.sub[s].tensor.port_use(start);
+    if (u.bytes_per_cycle > mma.bytes_per_cycle) mma = u;
+  }
+  const double port = p_.smem_port_bytes_per_cycle;
+  const double share = std::min(store ? p_.lsu_store_bytes_under_mma : p_.lsu_load_bytes_under_mma,
+                                 std::max(0.0, port - mma.bytes_per_cycle)) / port;  // wavefronts per cycle
+  const double wavefronts = double(cost.wavefronts);
+  if (mma.bytes_per_cycle == 0 || wavefronts == 0) {
+    sm.lsu_free = start + wavefronts;
+  } else {  // at `share` until the core is through (none: wait for it), then one a cycle
+    const double served = share * std::max(0.0, mma.until - start);
+    sm.lsu_free = served >= wavefronts ? start + wavefronts / share : std::max(start, mma.until) + (wavefronts - served);
+  }
   report_.smem_wavefronts += cost.wavefronts;
   report_.bank_conflicts += cost.conflicts;
   SmemStats& st = report_.smem[store][static_cast<int>(op.smem.walk)];

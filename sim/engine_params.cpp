@@ -25,6 +25,9 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.tma_latency_hbm = std::max(0.0, m.tma_load_latency_hbm.value - box_transfer);
   p.barrier_latency = m.mbarrier_round_trip.value / 2;
   p.smem_latency = m.smem_latency.value;
+  p.smem_port_bytes_per_cycle = m.smem_bandwidth_per_sm.value;
+  p.lsu_load_bytes_under_mma = m.lsu_load_bytes_under_wgmma.value;
+  p.lsu_store_bytes_under_mma = m.lsu_store_bytes_under_wgmma.value;
   p.sub_partitions = static_cast<uint32_t>(m.sub_partitions.value);
   p.issue_interval = 1.0 / m.issue_per_cycle.value;
   p.pipe_interval = {m.fma_interval.value, m.alu_interval.value, m.sfu_interval.value, m.convert_interval.value,

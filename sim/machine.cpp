@@ -62,6 +62,8 @@ const std::vector<MachineField>& machine_fields() {
       {"tma_bandwidth_per_sm", "bytes/cycle", &MachineSpec::tma_bandwidth_per_sm},
       {"mbarrier_round_trip", "cycles", &MachineSpec::mbarrier_round_trip},
       {"smem_bandwidth_per_sm", "bytes/cycle", &MachineSpec::smem_bandwidth_per_sm},
+      {"lsu_load_bytes_under_wgmma", "bytes/cycle", &MachineSpec::lsu_load_bytes_under_wgmma},
+      {"lsu_store_bytes_under_wgmma", "bytes/cycle", &MachineSpec::lsu_store_bytes_under_wgmma},
       {"l2_hit_bandwidth", "TB/s", &MachineSpec::l2_hit_bandwidth},
       {"l2_tma_bandwidth", "TB/s", &MachineSpec::l2_tma_bandwidth},
       {"sm_clock_gemm_sustained", "MHz", &MachineSpec::sm_clock_gemm_sustained},

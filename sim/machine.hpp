@@ -74,6 +74,10 @@ struct MachineSpec {
   Quantity tma_bandwidth_per_sm;      // bytes/cycle, one SM's TMA loads from L2
   Quantity mbarrier_round_trip;       // cycles: arrive -> the other warp's wait returns -> its arrive -> our wait returns
   Quantity smem_bandwidth_per_sm;     // bytes/cycle, 128-bit shared loads
+  // While wgmma reads operands from shared memory, the warps' loads and stores get what those reads
+  // leave of the port (smem_bandwidth_per_sm), at most these (data/measured/h100/smem-port.txt).
+  Quantity lsu_load_bytes_under_wgmma;   // bytes/cycle
+  Quantity lsu_store_bytes_under_wgmma;  // bytes/cycle
   Quantity l2_hit_bandwidth;          // TB/s, whole chip, reads that hit
   Quantity l2_tma_bandwidth;          // TB/s, whole chip, what TMA loads of a GEMM draw from the L2
   Quantity tma_load_latency_under_load;  // cycles, a 16 KB box while every SM streams tiles

@@ -49,8 +49,9 @@ void TensorCore::advance(double t) {
   record_completions(v_, 1.0);
 }
 
-void TensorCore::issue(WarpMma& w, double t, double cycles) {
+void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle) {
   advance(t);
+  w.operand_bytes = operand_bytes_per_cycle;
   if (reached(w.drain, v_)) {  // idle until now: its work starts at the core's present
     w.drain = v_;
     active_.push_back(&w);
@@ -75,6 +76,20 @@ double TensorCore::predict(double threshold) const {
     t += (d - v) * k, v = d, k -= 1;
   }
   return std::numeric_limits<double>::infinity();  // beyond all queued work: never, as things stand
+}
+
+TensorCore::PortUse TensorCore::port_use(double t) const {
+  PortUse u{0, t};
+  double sum = 0;
+  int busy = 0;
+  for (const WarpMma* w : active_) {
+    const double through = predict(w->drain);
+    if (through <= t) continue;
+    sum += w->operand_bytes, ++busy;
+    u.until = std::max(u.until, through);
+  }
+  if (busy > 0) u.bytes_per_cycle = sum / busy;
+  return u;
 }
 
 }  // namespace ts::sim

@@ -51,6 +51,7 @@ struct MmaGroup {
 // One warp's MMAs on its sub-partition's core.
 struct WarpMma {
   double drain = 0;  // virtual time at which all its queued work is through
+  double operand_bytes = 0;  // shared-memory bytes per cycle its latest MMA reads while it runs
   MmaGroup open{-1};  // the group being issued (threshold < 0: none)
   GroupFifo<MmaGroup> groups;  // committed, not yet waited for
 };
@@ -61,9 +62,15 @@ class TensorCore {
   // group it passes and dropping warps whose queue ran dry.
   void advance(double t);
   // Queues `cycles` of work (alone on the core) for warp w at real time t (>= the core's time).
-  void issue(WarpMma& w, double t, double cycles);
+  void issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle = 0);
   // When the core's clock would reach `threshold` if no more work arrived (for waking a waiter).
   double predict(double threshold) const;
+  // What the core asks of the SM's shared-memory port from real time t on, if no more work arrived:
+  // operand bytes per cycle (the warps' MMAs take turns, so their mean) and when it is through.
+  struct PortUse {
+    double bytes_per_cycle = 0, until = 0;
+  };
+  PortUse port_use(double t) const;
   double busy_cycles() const { return busy_; }
 
  private:

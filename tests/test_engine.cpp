@@ -402,6 +402,31 @@ TEST_CASE("a shared-memory load: its wavefronts on the SM's pipe, then the laten
   CHECK(r.smem[0][static_cast<int>(SmemWalk::matrix_x4)].instructions == 4);
 }
 
+TEST_CASE("a shared-memory load beside wgmma gets what the operand reads leave of the port", "[engine]") {
+  // Warp 0: one m64n64 MMA 1024 deep, 2048 cycles on its core (2 x 16 x 64 x 1024 FLOP a warp, four
+  // sub-partitions at 4096 FLOP a cycle). With A and B from shared memory it reads 256 KB in those
+  // cycles, 128 bytes a cycle: the port's whole rate, so warp 1's load of 16 wavefronts waits for the
+  // core, 2048 + 16 + 30. With A from registers it reads 64 bytes a cycle and the load gets a quarter
+  // of a wavefront a cycle (lsu_load_bytes_under_mma 32 of 128): 64 + 30.
+  EngineParams p = simple_params();
+  p.smem_latency = 30;
+  TraceOp load_op = op(OpKind::smem_load, 0, 0, 2048);
+  load_op.smem = SmemAccess{{2, 16, 64, ts::layout::Swizzle::b128, 0}, 0, 0, 16, 64, SmemWalk::matrix_x4};
+  const auto load_end = [&](uint32_t a_in_registers) {
+    const TraceOp mma = op(OpKind::mma, a_in_registers, 64, 2, 2 * 16 * 64 * 1024);
+    HandGrid grid({{mma, op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)}, {load_op}});
+    SimOptions opt;
+    opt.timeline_sms = 1;
+    const SimReport r = simulate(grid, p, opt);
+    for (const Span& s : r.spans)
+      if (s.warp == 1 && s.kind == OpKind::smem_load) return s.end;
+    return -1.0;
+  };
+  CHECK(smem_access_cost(load_op.smem, false).wavefronts == 16);
+  CHECK(load_end(0) == Approx(2048 + 16 + 30));
+  CHECK(load_end(1) == Approx(64 + 30));
+}
+
 TEST_CASE("progress reports blocks done and a false return stops the simulation", "[engine]") {
   const std::vector<TraceOp> warp = {op(OpKind::mma, 0, 64, 0, 131072), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
   HandGrid grid({warp}, 10);

@@ -271,6 +271,12 @@ TEST_CASE("the H100 file's cycle-model figures come from a calibration run on an
       CHECK((source.rfind("datasheet: CUDA C++ Programming Guide", 0) == 0 || source.rfind("assumed:", 0) == 0));
       continue;
     }
+    // The port's figures come from an experiment build of calibrate's own benchmark until its first
+    // `tilescope calibrate --only port` on the H100.
+    if (f.group == "port" && source.find("(not yet run through tilescope calibrate here)") != std::string::npos) {
+      CHECK(source.rfind("measured: an experiment build of the port microbenchmark", 0) == 0);
+      continue;
+    }
     CHECK(source.rfind("measured: tilescope calibrate on NVIDIA H100", 0) == 0);
   }
   // What the run found, against what the datasheet implies: the tensor pipe reaches 4096 FLOP per
@@ -332,7 +338,7 @@ TEST_CASE("calibrate's groups: every measured field belongs to one, and --only n
                                        "convert_interval", "convert_latency", "shuffle_interval", "shuffle_latency", "named_barrier_cycles"});
   CHECK_FALSE(cal::is_group(""));
   CHECK_FALSE(cal::is_group("everything"));
-  CHECK(cal::group_list() == "launch, mbarrier, tensor, clock, memory or pipes");
+  CHECK(cal::group_list() == "launch, mbarrier, tensor, clock, memory, pipes or port");
 }
 
 TEST_CASE("the GEMM's measured DRAM bytes: every block order at 16384^3, at least the compulsory traffic", "[machine][calibrate]") {

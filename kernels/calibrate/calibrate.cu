@@ -157,6 +157,7 @@ Report run(const Options& options) {
       {"conversion pipe", "pipes", [&] { pipe(ctx, Pipe::convert); }},
       {"warp shuffle", "pipes", [&] { pipe(ctx, Pipe::shuffle); }},
       {"named barrier", "pipes", [&] { named_barrier(ctx); }},
+      {"shared port beside wgmma", "port", [&] { smem_port(ctx); }},
   };
   for (const auto& [what, group, step] : all_steps) {
     if (!group.empty() && !selected(group)) continue;

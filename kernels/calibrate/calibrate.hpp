@@ -13,8 +13,9 @@ namespace ts::kernels::calibrate {
 // Groups of microbenchmarks: `tilescope calibrate --only GROUP` runs one group alone and rewrites
 // only its fields. launch: launch costs; mbarrier: the mbarrier round trip; tensor: wgmma rates and
 // latencies; clock: the SM clocks (boost as the driver reports it, and under a wgmma load); memory:
-// shared memory, TMA, L2 and HBM; pipes: the math pipes of the SM's sub-partitions and named barriers.
-inline constexpr std::array<std::string_view, 6> kGroups{"launch", "mbarrier", "tensor", "clock", "memory", "pipes"};
+// shared memory, TMA, L2 and HBM; pipes: the math pipes of the SM's sub-partitions and named barriers;
+// port: what the warps' shared loads and stores get while wgmma reads its operands.
+inline constexpr std::array<std::string_view, 7> kGroups{"launch", "mbarrier", "tensor", "clock", "memory", "pipes", "port"};
 
 inline bool is_group(std::string_view g) {
   for (auto k : kGroups)
@@ -69,6 +70,8 @@ inline constexpr auto kMeasuredFields = std::to_array<MeasuredField>({
     {"shuffle_interval", "cycles/instruction", "pipes"},
     {"shuffle_latency", "cycles", "pipes"},
     {"named_barrier_cycles", "cycles", "pipes"},
+    {"lsu_load_bytes_under_wgmma", "bytes/cycle", "port"},
+    {"lsu_store_bytes_under_wgmma", "bytes/cycle", "port"},
 });
 
 // One measured figure: a field of kMeasuredFields, or (extras) a figure of its own name.

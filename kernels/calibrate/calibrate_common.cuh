@@ -203,6 +203,9 @@ void chase(Context& ctx);
 void l2_bandwidth(Context& ctx);
 void hbm_bandwidth(Context& ctx);
 
+// calibrate_port.cu: the shared-memory port between wgmma's operand reads and the warps' loads and stores.
+void smem_port(Context& ctx);
+
 // calibrate_pipes.cu: the math pipes of the SM's sub-partitions, and named barriers.
 enum class Pipe { fma, alu, sfu, convert, shuffle };
 void pipe(Context& ctx, Pipe p);  // <pipe>_interval and <pipe>_latency

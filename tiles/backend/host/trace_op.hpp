@@ -22,7 +22,8 @@ enum class OpKind : uint8_t {
   tma_store_wait,  // block until at most `count` bulk store groups still read shared memory
                    // (`barrier` 0) or are still being written to global memory (`barrier` 1)
   mma,             // one wgmma slice of this warp: `flops`, `count` = N of m64nNk, `bytes` = the
-                   // inputs' element size (1: fp8, which the tensor core runs at twice the FLOPs)
+                   // inputs' element size (1: fp8, which the tensor core runs at twice the FLOPs),
+                   // `barrier` 1 when A comes from registers (only B is read from shared memory)
   mma_commit,      // close the current group of MMAs
   mma_wait,        // block until at most `count` MMA groups of this warp are pending
   smem_store,      // registers -> shared: `bytes`, `smem` says where and how

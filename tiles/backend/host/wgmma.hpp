@@ -99,7 +99,7 @@ inline void mma_AB(rt_fl<16, N>& d, const rt<T, 16, K, L>& a, const st<T, K, N>&
   static_assert(std::is_same_v<L, row_l>, "warpgroup::mma_AB: a register A operand must be in row layout (rt<T, 16, K, row_l>)");
   detail::check_mma_types<T, N>();
   static_assert(sizeof(T) == 2, "warpgroup::mma_AB: A from registers is bf16 or fp16");
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, sizeof(T), uint32_t{2} * 16 * N * K));
+  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 1, N, sizeof(T), uint32_t{2} * 16 * N * K));
   float* fa = detail::scratch(16 * K + K * N);
   float* fb = fa + 16 * K;
   for (int i = 0; i < 16; ++i)
