@@ -283,6 +283,15 @@ bool Engine::run_ops(uint32_t wid) {
         // sub-partition's tensor core, which runs a quarter of the SM's rate when one warp has
         // it to itself and shares it in turns when several do.
         SubPartition& sp = sub_partition(sm, w);
+        // Each wgmma instruction and the descriptor arithmetic before it take the warp's scheduler
+        // for wgmma_issue_cycles: behind what the sub-partition already issues (another warp's math).
+        if (p_.mma_issue_cycles > 0) {
+          const double instructions = double(op.flops) / (2.0 * 16 * op.count * (op.bytes == 1 ? 32 : 16));
+          const double at = std::max(w.time, sp.issue_free), issue = p_.mma_issue_cycles * instructions;
+          sp.issue_free = at + issue;
+          sp.issue_busy += issue;
+          w.time = at + issue;
+        }
         const double rate = op.bytes == 1 ? p_.mma_fp8_flops_per_cycle : p_.mma_flops_per_cycle;  // bytes: input element size
         const double cycles = double(op.flops) * p_.sub_partitions / rate;
         // The warpgroup's instruction reads B (K x N) from shared memory once for its four warps,

@@ -34,6 +34,7 @@ struct EngineParams {
   double mma_flops_per_cycle = 4096;        // per SM, dense bf16 (a quarter per sub-partition)
   double mma_fp8_flops_per_cycle = 8192;    // per SM, dense fp8 e4m3 inputs
   double mma_latency = 128;                 // issue of an MMA slice to its result, beyond its pipe time
+  double mma_issue_cycles = 0;              // a warp's scheduler, per wgmma instruction (with its descriptors)
   double tma_issue_cycles = 32;             // per box, per SM TMA unit
   double tma_bytes_per_cycle_per_sm = 64;   // what one SM's TMA unit brings in from L2 per cycle
   double tma_latency_l2 = 500;              // cycles from issue to data for an L2 hit

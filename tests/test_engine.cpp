@@ -427,6 +427,25 @@ TEST_CASE("a shared-memory load beside wgmma gets what the operand reads leave o
   CHECK(load_end(1) == Approx(64 + 30));
 }
 
+TEST_CASE("a wgmma takes its warp's scheduler before the tensor core: behind another warp's math", "[engine]") {
+  // One m64n64 MMA 64 deep: 4 instructions, 128 cycles on the core, results 10 later. At 5 issue
+  // cycles an instruction the core starts at 20: 158. Warp 4 shares sub-partition 0 and issues 40
+  // FMA first (40 cycles of its scheduler): the MMA's issue waits for them, 40 + 20 + 128 + 10.
+  EngineParams p = pipe_params();
+  p.mma_latency = 10;
+  p.mma_issue_cycles = 5;
+  const std::vector<TraceOp> mma = {op(OpKind::mma, 0, 64, 2, 2 * 16 * 64 * 64), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
+  HandGrid alone({mma});
+  CHECK(simulate(alone, p).cycles == Approx(158));
+  const std::vector<TraceOp> idle = {};
+  const std::vector<TraceOp> fma = {math({{Pipe::fma, 40}})};
+  HandGrid behind({fma, idle, idle, idle, mma});
+  CHECK(simulate(behind, p).cycles == Approx(40 + 20 + 128 + 10));
+  p.mma_issue_cycles = 0;
+  HandGrid free_issue({mma});
+  CHECK(simulate(free_issue, p).cycles == Approx(138));
+}
+
 TEST_CASE("progress reports blocks done and a false return stops the simulation", "[engine]") {
   const std::vector<TraceOp> warp = {op(OpKind::mma, 0, 64, 0, 131072), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
   HandGrid grid({warp}, 10);
