@@ -28,6 +28,10 @@ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
   static_assert(ST::rows == 64, "warpgroup::store: the shared tile must have the warpgroup's 64 rows");
   // The device op moves whole 16-column blocks; any other offset would write outside dst there.
   if (col0 % 16 != 0) throw std::invalid_argument("warpgroup::store: col0 must be a multiple of 16");
+  // An fp32 tile as wide as the accumulator takes it whole: the device op then swaps partner blocks
+  // (layout::accumulator_swaps_blocks), which a window starting elsewhere would split.
+  if (layout::accumulator_swaps_blocks<T, ST::cols, N>() && col0 != 0)
+    throw std::invalid_argument("warpgroup::store: an fp32 tile as wide as the accumulator takes it from column 0");
   host::warp_wide_op();
   const int row0 = 16 * warpgroup::warpid();
   if (host::tracing()) {
