@@ -1,7 +1,7 @@
 #pragma once
 // What the microbenchmarks of `tilescope calibrate` share (calibrate.cu runs them; calibrate_sm.cu,
 // calibrate_memory.cu and calibrate_pipes.cu hold them): checked CUDA calls, device buffers, event
-// timing, medians; SM-id reads (the clock reads are kernels/device_clock.cuh's) and a hash for
+// timing, medians; SM-id reads, operand fills and accumulator sums of the wgmma benchmarks (the clock reads are kernels/device_clock.cuh's) and a hash for
 // random data on the device; per-SM block timings; the sizes of a full and a --quick run; and the
 // Context every step adds its figures to.
 // nvcc only.
@@ -19,6 +19,7 @@
 
 #include "kernels/calibrate/calibrate.hpp"
 #include "kernels/device_clock.cuh"
+#include "tiles/tiles.hpp"
 
 namespace ts::kernels::calibrate::detail {
 
@@ -113,6 +114,29 @@ __host__ __device__ inline uint64_t mix(uint64_t x) {
 // Uniform in [-1, 1) from (index, seed).
 __device__ inline float uniform(uint64_t i, uint32_t seed) {
   return static_cast<float>(mix(i * 0x9E3779B97F4A7C15ull + seed) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+// A shared tile filled with uniform values from its block and seed; the wgmma benchmarks' operands.
+template <class ST>
+__device__ void fill_tile(ST& t, uint32_t seed) {
+  for (int i = threadIdx.x; i < ST::rows * ST::cols; i += blockDim.x)
+    t.data[i] = from_float<typename ST::dtype>(uniform(i + blockIdx.x * 1000003ull, seed));
+}
+
+// An fp32 wgmma accumulator zeroed, and summed (the sum keeps it live past the compiler).
+template <int N>
+__device__ void zero(rt_fl<16, N>& acc) {
+  auto& r = device::accumulator_regs(acc);
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) r[i] = 0.f;
+}
+template <int N>
+__device__ float checksum(rt_fl<16, N>& acc) {
+  auto& r = device::accumulator_regs(acc);
+  float s = 0;
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) s += r[i];
+  return s;
 }
 
 // Cycles and nanoseconds of one block between two of its barriers, and the SM it ran on.

@@ -31,11 +31,9 @@ template <int N, Operands Ops, Access Acc>
 __global__ void __launch_bounds__(384, 1) port_kernel(int iters, PortTiming* out, float* sink) {
   extern __shared__ __align__(1024) unsigned char smem[];
   auto& s = *reinterpret_cast<PortSmem<N>*>(smem);
-  for (int i = threadIdx.x; i < 64 * 64; i += blockDim.x) {
-    s.a[0].data[i] = from_float<bf16>(uniform(i, 1));
-    s.a[1].data[i] = from_float<bf16>(uniform(i, 2));
-  }
-  for (int i = threadIdx.x; i < 64 * N; i += blockDim.x) s.b.data[i] = from_float<bf16>(uniform(i, 3));
+  fill_tile(s.a[0], 1);
+  fill_tile(s.a[1], 2);
+  fill_tile(s.b, 3);
   for (int i = threadIdx.x; i < 4096; i += blockDim.x) s.stream[i] = make_uint4(i, 3 * i, 5 * i, 7 * i);
   if (threadIdx.x == 0) s.mma_done = 0;
   fence_async_shared();
@@ -43,9 +41,7 @@ __global__ void __launch_bounds__(384, 1) port_kernel(int iters, PortTiming* out
   const int wg = warpgroup::groupid();
   if (wg < 2) {
     rt_fl<16, N> acc;
-    auto& regs = device::accumulator_regs(acc);
-#pragma unroll
-    for (int i = 0; i < N / 2; ++i) regs[i] = 0.f;
+    zero(acc);
     rt_bf<16, 64> a;
     warp::load(a, s.a[wg], 16 * warpgroup::warpid(), 0);
     warpgroup::mma_fence(acc);
@@ -64,9 +60,7 @@ __global__ void __launch_bounds__(384, 1) port_kernel(int iters, PortTiming* out
     const uint64_t c1 = clock_cycles();
     if (threadIdx.x % 128 == 0) atomicAdd(&s.mma_done, 1);
     if (threadIdx.x == 0) out[blockIdx.x].mma_cycles = c1 - c0;
-    float x = 0;
-#pragma unroll
-    for (int i = 0; i < N / 2; ++i) x += regs[i];
+    const float x = checksum(acc);
     if (x == 1234567.f) sink[0] = x;  // keeps the accumulators live
   } else if constexpr (Acc != Access::none) {
     const uint32_t base = smem_addr(s.stream) + (threadIdx.x % 128) * 16;

@@ -27,12 +27,6 @@ struct WgmmaSmem {
   b_tile b;
 };
 
-template <class ST>
-__device__ void fill_tile(ST& t, uint32_t seed) {
-  for (int i = threadIdx.x; i < ST::rows * ST::cols; i += blockDim.x)
-    t.data[i] = from_float<typename ST::dtype>(uniform(i + blockIdx.x * 1000003ull, seed));
-}
-
 template <class T, int N, int WGS>
 __device__ void mma_slice(rt_fl<16, N>& acc, const WgmmaSmem<T, N, WGS>& s, int wg) {
   if constexpr (sizeof(T) == 1) warpgroup::mma_ABt(acc, s.a[wg], s.b, true);
@@ -43,21 +37,6 @@ __device__ void mma_slice(rt_fl<16, N>& acc, const WgmmaSmem<T, N, WGS>& s, int 
 template <class T, int N>
 std::string wgmma_shape() {
   return "m64n" + std::to_string(N) + (sizeof(T) == 1 ? "k32_fp8" : "k16");
-}
-
-template <int N>
-__device__ void zero(rt_fl<16, N>& acc) {
-  auto& r = device::accumulator_regs(acc);
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) r[i] = 0.f;
-}
-template <int N>
-__device__ float checksum(rt_fl<16, N>& acc) {
-  auto& r = device::accumulator_regs(acc);
-  float s = 0;
-#pragma unroll
-  for (int i = 0; i < N / 2; ++i) s += r[i];
-  return s;
 }
 
 // Every warpgroup issues `iters` x 4 instructions (one 64-deep slice: mma_AB, commit, keep one
