@@ -64,6 +64,7 @@ uint32_t Engine::run_events(uint32_t resume) {
     const Event e = events_.top();
     events_.pop();
     now_ = e.time;
+    if (!events_.empty()) prefetch(events_.top());
     if (e.is_tensor()) {
       tensor_event(e.warp());
       continue;
@@ -152,7 +153,8 @@ bool Engine::try_place(uint32_t sm_id, double t) {
   Block& b = blocks_[slot];
   for (uint32_t i = 0; i < b.trace.warps.size(); ++i) {
     const uint32_t id = static_cast<uint32_t>(warps_.size());
-    warps_.push_back(Warp{slot, i, sm_id, b.trace.warps[i].get(), t + p_.block_launch_cycles});
+    warps_.push_back(Warp{.block = slot, .index = i, .sm = sm_id, .time = t + p_.block_launch_cycles, .source = b.trace.warps[i].get()});
+    op_hint_.push_back(nullptr);
     b.warps.push_back(id);
     push(t + p_.block_launch_cycles, id);
   }
@@ -213,6 +215,7 @@ bool Engine::run_ops(uint32_t wid) {
     if (!w.has_op) {
       if (w.batch.empty()) return false;
       w.op = &w.batch.front();
+      op_hint_[wid] = w.op;
       w.batch = w.batch.subspan(1);
       w.has_op = true;
       ++report_.ops;
@@ -283,10 +286,13 @@ bool Engine::run_ops(uint32_t wid) {
         // sub-partition's tensor core, which runs a quarter of the SM's rate when one warp has
         // it to itself and shares it in turns when several do.
         SubPartition& sp = sub_partition(sm, w);
-        // Each wgmma instruction and the descriptor arithmetic before it take the warp's scheduler
-        // for wgmma_issue_cycles: behind what the sub-partition already issues (another warp's math).
+        // The slice is m16nNkK: K from its flops, N in `count`.
+        const double k = double(op.flops) / (2.0 * 16 * op.count);
+        // Each wgmma instruction (k16; k32 for fp8) and the descriptor arithmetic before it take the
+        // warp's scheduler for wgmma_issue_cycles: behind what the sub-partition already issues
+        // (another warp's math).
         if (p_.mma_issue_cycles > 0) {
-          const double instructions = double(op.flops) / (2.0 * 16 * op.count * (op.bytes == 1 ? 32 : 16));
+          const double instructions = k / (op.bytes == 1 ? 32 : 16);
           const double at = std::max(w.time, sp.issue_free), issue = p_.mma_issue_cycles * instructions;
           sp.issue_free = at + issue;
           sp.issue_busy += issue;
@@ -296,7 +302,6 @@ bool Engine::run_ops(uint32_t wid) {
         const double cycles = double(op.flops) * p_.sub_partitions / rate;
         // The warpgroup's instruction reads B (K x N) from shared memory once for its four warps,
         // and A (64 x K) too unless A is in registers.
-        const double k = double(op.flops) / (2.0 * 16 * op.count);
         const double operand_bytes = (op.barrier == 1 ? 0.0 : 64 * k * op.bytes) + k * op.count * op.bytes;
         sp.tensor.issue(w.mma, w.time, cycles, operand_bytes / cycles);
         report_.flops += double(op.flops);

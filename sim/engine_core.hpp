@@ -61,6 +61,27 @@ class Engine {
   // work moves that time, so an event that is no longer the pending one is ignored.
   void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
   void tensor_event(uint32_t id);
+  // The next event's warp and op are out of the core's cache by the time it comes round (a full
+  // GPU's warps and op batches are several MB): fetch them while this event runs.
+  void prefetch(const Event& e) const {
+    if ((e.order & (Event::kGroup | Event::kTensor)) != 0) return;
+    const char* w = reinterpret_cast<const char*>(&warps_[e.warp()]);
+    prefetch_line(w);
+    prefetch_line(w + 64);
+    const char* op = reinterpret_cast<const char*>(op_hint_[e.warp()]);
+    if (op == nullptr) return;
+    prefetch_line(op);
+    prefetch_line(op + 64);
+    prefetch_line(op + 2 * sizeof(TraceOp) - 1);
+  }
+  // GCC 12 drops some __builtin_prefetch calls at -O2 and -O3 (those of a deque element, here).
+  static void prefetch_line(const char* p) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    asm volatile("prefetcht0 %0" : : "m"(*p));
+#else
+    __builtin_prefetch(p);
+#endif
+  }
   // When the next event happens: the queue's first, or the rest of the wake group being run.
   double next_event_time() const {
     const double queued = events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().time;
@@ -182,6 +203,7 @@ class Engine {
   std::vector<Sm> sms_;
   std::deque<Block> blocks_;
   std::deque<Warp> warps_;
+  std::vector<const TraceOp*> op_hint_;  // by warp: its op in hand or last taken, for prefetch()
   mutable EventQueue<Event> events_;  // (finding its first event may move its clock on: not a visible change)
   std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
   std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on

@@ -25,17 +25,20 @@ struct Barrier {
   uint32_t id = 0;  // for the barrier event log only
 };
 
-struct Warp {
+// Laid out for the core's cache: a simulation cycles through all of its warps (1,600 on a full
+// H100) between two events of one, so each event finds its warp out of the cache. What every op
+// reads is in the first line, the MMA state in the next (its oldest groups with it).
+struct alignas(64) Warp {
   uint32_t block = 0, index = 0;  // resident block slot, warp within the block
   uint32_t sm = 0;
-  OpSource* source = nullptr;
-  double time = 0;
   bool done = false, has_op = false, blocked = false;
-  double blocked_since = 0;
+  double time = 0;
   const TraceOp* op = nullptr;           // the op in hand, inside the current batch
   std::span<const TraceOp> batch;        // ops pulled from the source, not yet run
-  WarpMma mma;              // its MMAs on its sub-partition's tensor core
+  double blocked_since = 0;
   uint32_t mma_keep = 0;    // blocked in mma_wait: until at most this many groups are pending
+  WarpMma mma;              // its MMAs on its sub-partition's tensor core
+  OpSource* source = nullptr;
   double open_store = 0;
   struct StoreGroup {
     double read_done, write_done;  // shared memory read; global memory written

@@ -16,13 +16,19 @@ bool reached(double x, double v) { return x <= v + 1e-9 * std::max(1.0, std::abs
 
 // Every group of the active warps with a threshold up to v_end completes in the segment that starts
 // at (v_time_, v_) and runs at k real cycles per virtual cycle.
+// A warp's groups complete in order (their thresholds grow with its queue), so the first one not
+// reached ends the warp's search.
 void TensorCore::record_completions(double v_end, double k) {
-  auto mark = [&](MmaGroup& g) {
-    if (g.done < 0 && g.threshold >= 0 && reached(g.threshold, v_end)) g.done = v_time_ + std::max(0.0, g.threshold - v_) * k;
+  auto mark = [&](MmaGroup& g) {  // false: g is not reached, nor is any later group
+    if (g.done >= 0 || g.threshold < 0) return true;
+    if (!reached(g.threshold, v_end)) return false;
+    g.done = v_time_ + std::max(0.0, g.threshold - v_) * k;
+    return true;
   };
   for (WarpMma* w : active_) {
-    for (size_t i = 0; i < w->groups.size(); ++i) mark(w->groups[i]);
-    mark(w->open);
+    size_t i = 0;
+    while (i < w->groups.size() && mark(w->groups[i])) ++i;
+    if (i == w->groups.size()) mark(w->open);
   }
 }
 

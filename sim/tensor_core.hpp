@@ -10,6 +10,7 @@
 // receives (dV/dt = 1/k). An MMA needing c cycles alone finishes when the clock reaches its warp's
 // queue end plus c; when that is in real time depends on later arrivals, so completions are known
 // only as the engine moves the core to a time (advance) and waits are woken as they are reached.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <stdexcept>
@@ -19,27 +20,29 @@
 namespace ts::sim {
 
 // The few groups a warp has committed and not yet waited for, kept in place rather than on the heap.
+// The oldest is always first: a pop moves the rest (a warp has one or two in flight) down, so that
+// the groups in use share the count's cache line instead of wandering through the array.
 template <class T>
 class GroupFifo {
  public:
   static constexpr size_t kCapacity = 16;
   size_t size() const { return size_; }
-  T& operator[](size_t i) { return items_[(head_ + i) % kCapacity]; }
-  const T& operator[](size_t i) const { return items_[(head_ + i) % kCapacity]; }
-  const T& front() const { return items_[head_]; }
+  T& operator[](size_t i) { return items_[i]; }
+  const T& operator[](size_t i) const { return items_[i]; }
+  const T& front() const { return items_[0]; }
   void push_back(const T& v) {
     if (size_ == kCapacity)
       throw std::runtime_error("a warp has more than " + std::to_string(kCapacity) + " MMA or bulk-store groups in flight");
-    items_[(head_ + size_++) % kCapacity] = v;
+    items_[size_++] = v;
   }
   void pop_front() {
-    head_ = (head_ + 1) % kCapacity;
+    std::copy(items_.begin() + 1, items_.begin() + size_, items_.begin());
     --size_;
   }
 
  private:
+  size_t size_ = 0;
   std::array<T, kCapacity> items_{};
-  size_t head_ = 0, size_ = 0;
 };
 
 struct MmaGroup {
