@@ -14,12 +14,12 @@ namespace ts::kernels {
 
 class TracedWarp final : public sim::OpSource {
  public:
-  TracedWarp(std::shared_ptr<host::TracedBlock> block, int warp) : block_(std::move(block)), warp_(warp) {}
-  std::span<const sim::TraceOp> next_batch() override { return block_->next_batch(warp_); }
+  TracedWarp(std::shared_ptr<host::TracedBlock> block, int warp) : block_(std::move(block)), warp_(&block_->warp(warp)) {}
+  std::span<const sim::TraceOp> next_batch() override { return host::TracedBlock::next_batch(*warp_); }
 
  private:
-  std::shared_ptr<host::TracedBlock> block_;
-  int warp_;
+  std::shared_ptr<host::TracedBlock> block_;  // keeps the warp's fiber
+  host::Warp* warp_;
 };
 
 template <class K>

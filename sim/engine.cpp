@@ -154,7 +154,7 @@ bool Engine::try_place(uint32_t sm_id, double t) {
   for (uint32_t i = 0; i < b.trace.warps.size(); ++i) {
     const uint32_t id = static_cast<uint32_t>(warps_.size());
     warps_.push_back(Warp{.block = slot, .index = i, .sm = sm_id, .time = t + p_.block_launch_cycles, .source = b.trace.warps[i].get()});
-    op_hint_.push_back(nullptr);
+    hints_.push_back({});
     b.warps.push_back(id);
     push(t + p_.block_launch_cycles, id);
   }
@@ -215,8 +215,8 @@ bool Engine::run_ops(uint32_t wid) {
     if (!w.has_op) {
       if (w.batch.empty()) return false;
       w.op = &w.batch.front();
-      op_hint_[wid] = w.op;
       w.batch = w.batch.subspan(1);
+      hints_[wid] = {w.op, w.batch.empty() ? w.source : nullptr};
       w.has_op = true;
       ++report_.ops;
     }

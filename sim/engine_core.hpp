@@ -62,17 +62,20 @@ class Engine {
   void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
   void tensor_event(uint32_t id);
   // The next event's warp and op are out of the core's cache by the time it comes round (a full
-  // GPU's warps and op batches are several MB): fetch them while this event runs.
+  // GPU's warps and op batches are several MB): fetch them while this event runs, and the warp's
+  // op source when its batch has run out (the first of the objects on the way to its fiber).
   void prefetch(const Event& e) const {
     if ((e.order & (Event::kGroup | Event::kTensor)) != 0) return;
     const char* w = reinterpret_cast<const char*>(&warps_[e.warp()]);
     prefetch_line(w);
     prefetch_line(w + 64);
-    const char* op = reinterpret_cast<const char*>(op_hint_[e.warp()]);
-    if (op == nullptr) return;
+    const Hint& h = hints_[e.warp()];
+    if (h.op == nullptr) return;
+    const char* op = reinterpret_cast<const char*>(h.op);
     prefetch_line(op);
     prefetch_line(op + 64);
     prefetch_line(op + 2 * sizeof(TraceOp) - 1);
+    if (h.refill != nullptr) prefetch_line(reinterpret_cast<const char*>(h.refill));
   }
   // GCC 12 drops some __builtin_prefetch calls at -O2 and -O3 (those of a deque element, here).
   static void prefetch_line(const char* p) {
@@ -203,7 +206,11 @@ class Engine {
   std::vector<Sm> sms_;
   std::deque<Block> blocks_;
   std::deque<Warp> warps_;
-  std::vector<const TraceOp*> op_hint_;  // by warp: its op in hand or last taken, for prefetch()
+  struct Hint {
+    const TraceOp* op = nullptr;  // the warp's op in hand or last taken
+    OpSource* refill = nullptr;   // its source, once that op is the batch's last
+  };
+  std::vector<Hint> hints_;  // by warp, for prefetch()
   mutable EventQueue<Event> events_;  // (finding its first event may move its clock on: not a visible change)
   std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
   std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on

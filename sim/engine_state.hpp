@@ -35,10 +35,10 @@ struct alignas(64) Warp {
   double time = 0;
   const TraceOp* op = nullptr;           // the op in hand, inside the current batch
   std::span<const TraceOp> batch;        // ops pulled from the source, not yet run
-  double blocked_since = 0;
+  OpSource* source = nullptr;
   uint32_t mma_keep = 0;    // blocked in mma_wait: until at most this many groups are pending
   WarpMma mma;              // its MMAs on its sub-partition's tensor core
-  OpSource* source = nullptr;
+  double blocked_since = 0;
   double open_store = 0;
   struct StoreGroup {
     double read_done, write_done;  // shared memory read; global memory written

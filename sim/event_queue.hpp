@@ -3,10 +3,10 @@
 // push and a pop cost a few steps instead of a heap's log2(events). A simulation holds an event
 // for nearly every resident warp (1,600 on a full H100) and runs several per cycle, most of them
 // within a thousand cycles of now: so events go into one bucket per cycle of the next kWindow,
-// those further off into a heap, and only the cycle being run is kept as a (small) heap. On the
-// attention forward B1 H16 N16384 D128 (36 million events) a binary heap's push and pop were a
-// third of the simulation's time; this queue took it from 7.1 to 6.1 s, the GEMM at 8192^3 from
-// 1.55 to 1.20 s (2026-11-26, one core of this 2-core EPYC), the cycles the same.
+// those further off into a heap, and only the cycle being run is kept in order, as a short sorted
+// vector. On the attention forward B1 H16 N16384 D128 (36 million events) a binary heap's push
+// and pop were a third of the simulation's time; this queue took it from 7.1 to 6.1 s, the GEMM at
+// 8192^3 from 1.55 to 1.20 s (2026-11-26, one core of this 2-core EPYC), the cycles the same.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -27,8 +27,11 @@ class EventQueue {
     ++size_;
     const int64_t cycle = cycle_of(e.time);
     if (cycle <= now_) {
-      now_heap_.push_back(e);
-      std::push_heap(now_heap_.begin(), now_heap_.end(), std::greater<>{});
+      // Into its place among the cycle's events not yet taken: usually at or near the end.
+      now_events_.push_back(e);
+      size_t i = now_events_.size() - 1;
+      for (; i > next_ && now_events_[i - 1] > e; --i) now_events_[i] = now_events_[i - 1];
+      now_events_[i] = e;
     } else if (cycle < now_ + kWindow) {
       buckets_[cycle & (kWindow - 1)].push_back(e);
       ++in_buckets_;
@@ -40,14 +43,13 @@ class EventQueue {
   // The first event; the queue must not be empty. (Finding it may move the queue's clock on to
   // its cycle: what is pushed later for an earlier cycle still comes out first.)
   const E& top() {
-    if (now_heap_.empty()) advance();
-    return now_heap_.front();
+    if (next_ == now_events_.size()) advance();
+    return now_events_[next_];
   }
 
   void pop() {
-    if (now_heap_.empty()) advance();
-    std::pop_heap(now_heap_.begin(), now_heap_.end(), std::greater<>{});
-    now_heap_.pop_back();
+    if (next_ == now_events_.size()) advance();
+    ++next_;
     --size_;
   }
 
@@ -70,14 +72,20 @@ class EventQueue {
     } while (buckets_[now_ & (kWindow - 1)].empty());
     std::vector<E>& bucket = buckets_[now_ & (kWindow - 1)];
     in_buckets_ -= bucket.size();
-    now_heap_.swap(bucket);  // the bucket keeps the emptied heap's storage
-    std::make_heap(now_heap_.begin(), now_heap_.end(), std::greater<>{});
+    now_events_.clear();
+    now_events_.swap(bucket);  // the bucket keeps the emptied vector's storage
+    next_ = 0;
+    // A bucket holds a few events (8 on average in the attention forward), most often in order
+    // already: sorted (an insertion sort, at this size) and then taken from the front, they cost
+    // less than as a heap.
+    std::sort(now_events_.begin(), now_events_.end(), [](const E& a, const E& b) { return b > a; });
   }
 
-  std::vector<E> now_heap_;  // events of cycles up to now_ (a min-heap)
+  std::vector<E> now_events_;  // events of cycles up to now_, in order; those before next_ are taken
+  size_t next_ = 0;
   std::vector<std::vector<E>> buckets_ = std::vector<std::vector<E>>(kWindow);  // cycles now_ + 1 .. now_ + kWindow - 1
   std::priority_queue<E, std::vector<E>, std::greater<>> far_;  // later cycles
-  int64_t now_ = -1;  // the cycle whose events are in now_heap_
+  int64_t now_ = -1;  // the cycle whose events are in now_events_
   size_t size_ = 0, in_buckets_ = 0;
 };
 

@@ -110,10 +110,12 @@ struct Warp {
   std::exception_ptr error;
   int registers = 0;  // the last increase/decrease_registers request (0: none): for reports and traces
   bool elected = false;  // elect_one() has answered since the warp's last warp-wide op (the lane discipline below)
-  // Trace mode (tiles/backend/host/trace.hpp): ops go into (*trace)[0 .. trace_used) instead of
-  // computing, and the warp hands control back once `trace_batch` are waiting.
+  // Trace mode (tiles/backend/host/trace.hpp): ops go into trace_ops[0 .. trace_used), the data of
+  // `trace` (trace_capacity slots), instead of computing, and the warp hands control back once
+  // `trace_batch` are waiting.
   std::vector<sim::TraceOp>* trace = nullptr;
-  std::size_t trace_used = 0, trace_batch = 0;
+  sim::TraceOp* trace_ops = nullptr;
+  std::size_t trace_used = 0, trace_capacity = 0, trace_batch = 0;
   // Where this warp's stack lies, and while it runs, the stack it was resumed from: ASan needs
   // both at each switch (unused without it).
   const void* stack_bottom = nullptr;

@@ -75,7 +75,11 @@ class PooledStack {
 };
 
 // The buffer is full before the batch is (a batch larger than a buffer is given at first).
-[[gnu::noinline]] inline void grow_trace(Warp& me) { me.trace->resize(std::max<std::size_t>(16, 2 * me.trace->size())); }
+[[gnu::noinline]] inline void grow_trace(Warp& me) {
+  me.trace->resize(std::max<std::size_t>(16, 2 * me.trace->size()));
+  me.trace_ops = me.trace->data();
+  me.trace_capacity = me.trace->size();
+}
 
 // Inlined into every op, and written into a slot of the warp's buffer that stays in place, so that
 // the op goes straight from the op's code into the buffer. Built on the fiber's stack and copied
@@ -83,8 +87,8 @@ class PooledStack {
 // stack's cold cache lines: 8 % of the attention forward's simulation (2026-11-27).
 [[gnu::always_inline]] inline void emit(const sim::TraceOp& op) {
   Warp& me = *current_warp;  // the caller asked tracing()
-  if (me.trace_used == me.trace->size()) [[unlikely]] grow_trace(me);
-  (*me.trace)[me.trace_used++] = op;
+  if (me.trace_used == me.trace_capacity) [[unlikely]] grow_trace(me);
+  me.trace_ops[me.trace_used++] = op;
   if (me.trace_used >= me.trace_batch) [[unlikely]] yield_warp(me);
 }
 
@@ -168,6 +172,8 @@ class TracedBlock {
       w->block = &block_;
       w->index = i;
       w->trace = &buffers_[i];
+      w->trace_ops = buffers_[i].data();
+      w->trace_capacity = buffers_[i].size();
       w->trace_batch = batch;
       start_warp(*w, PooledStack(stack_bytes), body_);
       warps_.push_back(std::move(w));
@@ -182,10 +188,15 @@ class TracedBlock {
 
   int warps() const { return block_.warps; }
 
+  // Warp w, for next_batch(Warp&) while the block lives.
+  Warp& warp(int w) { return *warps_[w]; }
+
   // Runs warp w until it has a batch of ops (or exits) and returns them; they stay valid until
   // the next call for the same warp. Empty once the warp has exited.
-  std::span<const sim::TraceOp> next_batch(int w) {
-    Warp& warp = *warps_[w];
+  std::span<const sim::TraceOp> next_batch(int w) { return next_batch(*warps_[w]); }
+  // The same from the warp itself, which the simulator's op sources hold: on the way to the warp's
+  // fiber every object is out of the core's cache, and this skips the block's.
+  static std::span<const sim::TraceOp> next_batch(Warp& warp) {
     warp.trace_used = 0;
     if (warp.finished) return {};
     if (current_warp) throw std::logic_error("TracedBlock::next_batch called from inside a warp");
@@ -193,7 +204,7 @@ class TracedBlock {
     resume_warp(warp);
     current_warp = nullptr;
     if (warp.error) std::rethrow_exception(warp.error);
-    return {buffers_[w].data(), warp.trace_used};
+    return {warp.trace_ops, warp.trace_used};
   }
 
  private:
