@@ -40,18 +40,19 @@ sim::SimReport simulate_launches(std::vector<kernels::TracedLaunch>& launches, c
   sim::SimReport total;
   uint64_t blocks_before = 0;  // in the launches already simulated
   for (auto& launch : launches) {
-    std::unique_ptr<sim::GridTrace> watched;
-    sim::GridTrace* grid = launch.grid.get();
     if (progress) {
-      watched = std::make_unique<WatchedGrid>(*launch.grid, *progress);
-      grid = watched.get();
-      // Blocks as the engine retires them; a Ctrl-C between two batches is WatchedGrid's.
+      // Blocks as the engine retires them, and the ops it draws (a Ctrl-C seen within a few
+      // thousand ops).
       opt.progress = [progress, blocks_before](uint32_t done, uint32_t) {
         progress->blocks_retired(blocks_before + done);
         return !CtrlC::pressed();
       };
+      opt.ops_drawn = [progress](uint64_t ops) {
+        progress->ops_drawn(ops);
+        return !CtrlC::pressed();
+      };
     }
-    sim::SimReport r = sim::simulate(*grid, p, opt);
+    sim::SimReport r = sim::simulate(*launch.grid, p, opt);
     blocks_before += launch.grid->blocks();
     if (launches.size() == 1) {
       total = std::move(r);

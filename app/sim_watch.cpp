@@ -70,37 +70,4 @@ void Progress::finish() {
   next_draw_ns_ = INT64_MAX;  // nothing after the newline
 }
 
-namespace {
-
-class WatchedSource final : public sim::OpSource {
- public:
-  WatchedSource(std::unique_ptr<sim::OpSource> source, Progress& progress) : source_(std::move(source)), progress_(progress) {}
-  std::span<const sim::TraceOp> next_batch() override {
-    if (CtrlC::pressed()) throw sim::SimCancelled("stopped by Ctrl-C");
-    const auto batch = source_->next_batch();
-    // Counted into the shared line every few hundred ops: its atomic add and clock read per batch
-    // (16 ops) were 2 % of a simulation.
-    unreported_ += batch.size();
-    if (unreported_ >= kReportOps || batch.empty()) {
-      progress_.ops_drawn(unreported_);
-      unreported_ = 0;
-    }
-    return batch;
-  }
-
- private:
-  static constexpr uint64_t kReportOps = 256;
-  std::unique_ptr<sim::OpSource> source_;
-  Progress& progress_;
-  uint64_t unreported_ = 0;
-};
-
-}  // namespace
-
-sim::BlockTrace WatchedGrid::block(uint32_t index) {
-  sim::BlockTrace b = grid_.block(index);
-  for (auto& w : b.warps) w = std::make_unique<WatchedSource>(std::move(w), progress_);
-  return b;
-}
-
 }  // namespace ts::app

@@ -3,10 +3,11 @@
 // couple of seconds, and Ctrl-C stopping it cleanly (sim::SimCancelled, then one line and exit
 // status 130 from the verb).
 //
-// Progress counts trace ops as the engine draws them from the kernel's op streams, against the
-// estimate made before the run (sim_job.hpp). Blocks finished alone would not do: a persistent
-// grid's blocks all finish near the end, so the line would sit at "0 of 132 blocks" for the whole
-// run, and a Ctrl-C checked only as blocks finish would not stop it either.
+// Progress counts trace ops as the engine draws them from the kernel's op streams
+// (sim::SimOptions::ops_drawn), against the estimate made before the run (sim_job.hpp). Blocks
+// finished alone would not do: a persistent grid's blocks all finish near the end, so the line
+// would sit at "0 of 132 blocks" for the whole run, and a Ctrl-C checked only as blocks finish
+// would not stop it either.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -69,21 +70,6 @@ class Progress {
   std::atomic<int64_t> next_draw_ns_{0};
   std::mutex draw_;
   bool drawn_ = false;  // under draw_
-};
-
-// `grid` as the engine sees it, each warp's ops counted into `progress`, and a Ctrl-C honoured at
-// the next batch of any warp (throws sim::SimCancelled).
-class WatchedGrid final : public sim::GridTrace {
- public:
-  WatchedGrid(sim::GridTrace& grid, Progress& progress) : grid_(grid), progress_(progress) {}
-  uint32_t blocks() const override { return grid_.blocks(); }
-  uint32_t threads_per_block() const override { return grid_.threads_per_block(); }
-  uint32_t cluster_size() const override { return grid_.cluster_size(); }
-  sim::BlockTrace block(uint32_t index) override;
-
- private:
-  sim::GridTrace& grid_;
-  Progress& progress_;
 };
 
 }  // namespace ts::app

@@ -36,6 +36,7 @@ SimReport Engine::run() {
   for (uint32_t wid = run_events(kNoWarp); wid != kNoWarp;) {
     Warp& w = warps_[wid];
     w.batch = w.source->next_batch();
+    if (opt_.ops_drawn) [[unlikely]] ops_drawn(w.batch.size());
     if (!w.batch.empty()) {
       wid = run_events(wid);
       continue;
@@ -46,6 +47,7 @@ SimReport Engine::run() {
   }
   for (const Warp& w : warps_)
     if (!w.done) throw std::runtime_error(deadlock_message());
+  if (drawn_ > 0 && opt_.ops_drawn) opt_.ops_drawn(drawn_);  // the rest (the run is over: no stopping it)
   finish_report();
   return std::move(report_);
 }
@@ -404,6 +406,15 @@ void Engine::run_math(SubPartition& sp, Warp& w, const PipeCounts& pipes) {
   }
   span(w, OpKind::math, start, done, bound);
   w.time = done;
+}
+
+// Ops drawn from the warps' sources, passed on every kOpsDrawnStep.
+void Engine::ops_drawn(size_t ops) {
+  drawn_ += ops;
+  if (drawn_ < kOpsDrawnStep) return;
+  const uint64_t n = drawn_;
+  drawn_ = 0;
+  if (!opt_.ops_drawn(n)) throw SimCancelled("simulation stopped after " + std::to_string(retired_) + " of " + std::to_string(grid_.blocks()) + " blocks");
 }
 
 void Engine::retire(uint32_t slot, double t) {

@@ -151,6 +151,11 @@ struct SimOptions {
   // Called as blocks finish (about 256 times a run, and at the last) with the blocks done and the
   // grid's total; returning false stops the simulation, which then throws SimCancelled.
   std::function<bool(uint32_t done, uint32_t total)> progress;
+  // Called with the ops drawn from the warps' op sources, every few thousand of them (and the rest
+  // at the end); returning false stops the simulation as `progress` does. A persistent grid
+  // retires its blocks only near the end: this is what moves a progress line and honours a Ctrl-C
+  // in time.
+  std::function<bool(uint64_t ops)> ops_drawn;
 };
 
 // A simulation stopped by its progress callback (e.g. on Ctrl-C).

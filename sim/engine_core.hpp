@@ -194,6 +194,8 @@ class Engine {
   double issue_tma(Sm& sm, double ready);
 
   void retire(uint32_t slot, double t);
+  static constexpr uint64_t kOpsDrawnStep = 4096;
+  void ops_drawn(size_t ops);
 
   std::string deadlock_message() const;
 
@@ -221,7 +223,7 @@ class Engine {
   std::unordered_map<uint64_t, SmemCost> smem_costs_;
   uint32_t next_block_ = 0, retired_ = 0;
   uint32_t cluster_ = grid_.cluster_size();
-  uint64_t seq_ = 0;
+  uint64_t seq_ = 0, drawn_ = 0;  // drawn_: ops drawn since the last SimOptions::ops_drawn
   double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
   SimReport report_;
 };
