@@ -212,7 +212,7 @@ bool Engine::run_warp(uint32_t wid) {
 bool Engine::run_ops(uint32_t wid) {
   Warp& w = warps_[wid];
   Block& blk = blocks_[w.block];
-  Sm& sm = sms_[blk.sm];
+  Sm& sm = sms_[w.sm];  // the warp's copy of blk.sm: the block is not read on the way to a math op
   while (true) {
     if (!w.has_op) {
       if (w.batch.empty()) return false;

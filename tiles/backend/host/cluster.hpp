@@ -46,7 +46,7 @@ inline void sync() {
   host::warp_wide_op();
   if (host::tracing()) {
     host::check_rank(0, "cluster::sync");
-    return host::emit(sim::make_op(sim::OpKind::block_sync, 1));
+    return host::emit(sim::OpKind::block_sync, 1);
   }
   host::Cluster& c = host::current_cluster("cluster::sync");
   host::arrive_and_wait(c.all, c.warps, host::WaitKind::cluster_sync, 0);
@@ -55,7 +55,7 @@ inline void arrive(barrier& b, int cta) {
   host::require_elected("cluster::arrive");
   if (host::tracing()) {
     host::check_rank(cta, "cluster::arrive");
-    return host::emit(sim::make_op(sim::OpKind::arrive, host::smem_offset(&b), static_cast<uint32_t>(cta) + 1));
+    return host::emit(sim::OpKind::arrive, host::smem_offset(&b), static_cast<uint32_t>(cta) + 1);
   }
   host::arrive_on(host::in_peer(b, cta, "cluster::arrive"), "cluster::arrive");
 }

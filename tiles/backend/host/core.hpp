@@ -38,7 +38,7 @@ inline int warpid() { return ts::warpid() % 4; }
 inline void sync(int id) {
   if (id < 0 || id > 14) throw std::invalid_argument("warpgroup::sync: id must be 0..14, got " + std::to_string(id));
   host::warp_wide_op();
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::warpgroup_sync, static_cast<uint32_t>(id)));
+  if (host::tracing()) return host::emit(sim::OpKind::warpgroup_sync, static_cast<uint32_t>(id));
   host::arrive_and_wait(host::current().block->named[id], 4, host::WaitKind::warpgroup_sync, id);
 }
 // setmaxnreg: nothing to move on the CPU; the request is recorded on the warp. The checks are the
@@ -46,12 +46,12 @@ inline void sync(int id) {
 template <int N> inline void increase_registers() {
   static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg: the count must be a multiple of 8 in 24..256");
   host::current().registers = N;
-  if (host::tracing()) host::emit(sim::make_op(sim::OpKind::set_registers, 0, N));
+  if (host::tracing()) host::emit(sim::OpKind::set_registers, 0, N);
 }
 template <int N> inline void decrease_registers() {
   static_assert(N >= 24 && N <= 256 && N % 8 == 0, "setmaxnreg: the count must be a multiple of 8 in 24..256");
   host::current().registers = N;
-  if (host::tracing()) host::emit(sim::make_op(sim::OpKind::set_registers, 0, N));
+  if (host::tracing()) host::emit(sim::OpKind::set_registers, 0, N);
 }
 }  // namespace warpgroup
 
@@ -64,7 +64,7 @@ inline bool elect_one() {
 
 inline void block_sync() {
   host::warp_wide_op();
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::block_sync));
+  if (host::tracing()) return host::emit(sim::OpKind::block_sync);
   host::Block& b = *host::current().block;
   host::arrive_and_wait(b.all, b.warps, host::WaitKind::block_sync, 0);
 }

@@ -111,8 +111,8 @@ struct Warp {
   int registers = 0;  // the last increase/decrease_registers request (0: none): for reports and traces
   bool elected = false;  // elect_one() has answered since the warp's last warp-wide op (the lane discipline below)
   // Trace mode (tiles/backend/host/trace.hpp): ops go into trace_ops[0 .. trace_used), the data of
-  // `trace` (trace_capacity slots), instead of computing, and the warp hands control back once
-  // `trace_batch` are waiting.
+  // `trace` (trace_capacity slots), instead of computing, and the warp hands control back when an
+  // op finds `trace_batch` waiting.
   std::vector<sim::TraceOp>* trace = nullptr;
   sim::TraceOp* trace_ops = nullptr;
   std::size_t trace_used = 0, trace_capacity = 0, trace_batch = 0;

@@ -48,7 +48,7 @@ inline void complete_tx(barrier& b, uint32_t bytes) {
 }  // namespace host
 
 inline void init(barrier& b, uint32_t arrivals) {
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::barrier_init, host::smem_offset(&b), arrivals));
+  if (host::tracing()) return host::emit(sim::OpKind::barrier_init, host::smem_offset(&b), arrivals);
   if (arrivals == 0 || arrivals > 0x7fff)
     throw std::invalid_argument("init(barrier): the host backend takes 1..32767 arrivals, got " + std::to_string(arrivals));
   host::barrier_state s{};
@@ -65,7 +65,7 @@ inline void fence_barrier_init() {}
 // Arrive once and announce `bytes` of transactions that must land before the phase completes.
 inline void expect_bytes(barrier& b, uint32_t bytes) {
   host::require_elected("expect_bytes");
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::expect_bytes, host::smem_offset(&b), 0, bytes));
+  if (host::tracing()) return host::emit(sim::OpKind::expect_bytes, host::smem_offset(&b), 0, bytes);
   host::barrier_state s = host::checked_state(b, "expect_bytes");
   s.tx += static_cast<int32_t>(bytes);
   --s.pending;
@@ -75,14 +75,14 @@ inline void expect_bytes(barrier& b, uint32_t bytes) {
 
 inline void arrive(barrier& b) {
   host::require_elected("arrive");
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::arrive, host::smem_offset(&b)));
+  if (host::tracing()) return host::emit(sim::OpKind::arrive, host::smem_offset(&b));
   host::arrive_on(b, "arrive");
 }
 
 // Returns once the phase of parity `parity` has completed, i.e. once the phase in progress has
 // the other parity; until then the warp's fiber is parked and others run.
 inline void wait(barrier& b, uint32_t parity) {
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::wait, host::smem_offset(&b), parity & 1u));
+  if (host::tracing()) return host::emit(sim::OpKind::wait, host::smem_offset(&b), parity & 1u);
   const host::barrier_state s = host::checked_state(b, "wait");
   if (s.phase != (parity & 1u)) return;
   host::Wait w;

@@ -36,14 +36,14 @@ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
   const int row0 = 16 * warpgroup::warpid();
   if (host::tracing()) {
     const int cols = std::min(ST::cols, N - col0);
-    sim::TraceOp op = sim::make_op(sim::OpKind::smem_store, host::smem_offset(dst.data), 0,
-                                   static_cast<uint32_t>(16 * cols * sizeof(T)));
+    sim::TraceOp& op = host::record(sim::OpKind::smem_store, host::smem_offset(dst.data), 0,
+                                    static_cast<uint32_t>(16 * cols * sizeof(T)));
     // A swapping fp32 store walks the shared tile as warp::store's row pairs do.
     const sim::SmemWalk walk = sizeof(T) == 2 ? sim::SmemWalk::matrix_x4
                                : layout::accumulator_swaps_blocks<T, ST::cols, N>() ? sim::SmemWalk::row_pairs
                                                                                    : sim::SmemWalk::accumulator_pairs;
     op.smem = {ST::smem_layout(), static_cast<uint16_t>(row0), 0, 16, static_cast<uint16_t>(cols), walk};
-    return host::emit(op);
+    return;
   }
   for (int c = col0; c < col0 + ST::cols && c < N; ++c)
     for (int r = 0; r < 16; ++r) {

@@ -81,12 +81,11 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
   for (int j = 0; j < box::blocks; ++j) {
     const int64_t c0 = int64_t{idx.c} * box::cols + int64_t{j} * box::block_cols;
     const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(box::block_cols, m.dims[3] - c0));
-    sim::TraceOp op = sim::make_op(kind, barrier_id, count, box::block_bytes);
+    sim::TraceOp& op = host::record(kind, barrier_id, count, box::block_bytes);
     op.box.tensor = tensor_id(m.ptr);
     op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
     op.box.rows = static_cast<uint32_t>(rows);
     op.box.row_bytes = static_cast<uint32_t>(cols * int64_t{sizeof(T)});
-    host::emit(op);
   }
 }
 
@@ -128,7 +127,7 @@ inline void store_elements(const map<ST>& m, const ST& src, coord idx) {
   using box = box_of<ST>;
   if (host::tracing()) {
     trace_boxes(sim::OpKind::tma_store, m, idx, host::smem_offset(src.data), Add ? 1u : 0u);
-    return host::emit(sim::make_op(sim::OpKind::tma_store_commit));
+    return host::emit(sim::OpKind::tma_store_commit);
   }
   const int64_t r0 = int64_t{idx.r} * box::rows, c0 = int64_t{idx.c} * box::cols;
   for (int r = 0; r < box::rows; ++r)
@@ -148,10 +147,10 @@ template <Shared ST> inline void store_add_async(const map<ST>& m, const ST& src
 
 // Stores are done when issued.
 template <int N = 0> inline void store_async_read_wait() {
-  if (host::tracing()) host::emit(sim::make_op(sim::OpKind::tma_store_wait, 0, N));
+  if (host::tracing()) host::emit(sim::OpKind::tma_store_wait, 0, N);
 }
 template <int N = 0> inline void store_async_wait() {
-  if (host::tracing()) host::emit(sim::make_op(sim::OpKind::tma_store_wait, 1, N));
+  if (host::tracing()) host::emit(sim::OpKind::tma_store_wait, 1, N);
 }
 
 }  // namespace cpu_backend

@@ -81,23 +81,38 @@ class PooledStack {
   me.trace_capacity = me.trace->size();
 }
 
-// Inlined into every op, and written into a slot of the warp's buffer that stays in place, so that
-// the op goes straight from the op's code into the buffer. Built on the fiber's stack and copied
-// in by a call (vector::push_back), the copy's loads waited for the stores before them to reach the
-// stack's cold cache lines: 8 % of the attention forward's simulation (2026-11-27).
-[[gnu::always_inline]] inline void emit(const sim::TraceOp& op) {
-  Warp& me = *current_warp;  // the caller asked tracing()
-  if (me.trace_used == me.trace_capacity) [[unlikely]] grow_trace(me);
-  me.trace_ops[me.trace_used++] = op;
+// The warp's next op, written in place in its buffer with its scalar fields set and its payload
+// zero (the caller fills in a box, an access or pipe counts): inlined into every op, so that
+// constants go straight from the op's code into the buffer. An op built on the fiber's stack and
+// copied in by a call stalled the copy's loads on the stores before them (failed store forwarding,
+// the stack's lines cold when the fiber resumes): 8 % of the attention forward's simulation
+// (2026-11-27). A full batch is handed over first, before the op that does not fit: the ops and
+// their order are the same as if it went right after the batch's last op. The caller asked tracing().
+[[gnu::always_inline]] inline sim::TraceOp& record(sim::OpKind kind, uint32_t barrier = 0, uint32_t count = 0,
+                                                   uint32_t bytes = 0, uint32_t flops = 0) {
+  Warp& me = *current_warp;
   if (me.trace_used >= me.trace_batch) [[unlikely]] yield_warp(me);
+  if (me.trace_used == me.trace_capacity) [[unlikely]] grow_trace(me);
+  sim::TraceOp& op = me.trace_ops[me.trace_used++];
+  op.kind = kind;
+  op.barrier = barrier;
+  op.count = count;
+  op.bytes = bytes;
+  op.flops = flops;
+  op.box = {};
+  return op;
+}
+
+// An op of scalar fields alone (sim::OpKind says which each kind uses).
+[[gnu::always_inline]] inline void emit(sim::OpKind kind, uint32_t barrier = 0, uint32_t count = 0, uint32_t bytes = 0,
+                                        uint32_t flops = 0) {
+  record(kind, barrier, count, bytes, flops);
 }
 
 // A register op's cost (tiles/ops/pipe_cost.hpp), recorded in place of its arithmetic.
 [[gnu::always_inline]] inline void emit_math(const sim::PipeCounts& pipes) {
   if (pipes.total() == 0) return;  // e.g. a same-type copy: register renaming, no instruction
-  sim::TraceOp op = sim::make_op(sim::OpKind::math);
-  op.pipes = pipes;
-  emit(op);
+  record(sim::OpKind::math).pipes = pipes;
 }
 
 // Ops a warp records before it hands them over (its fiber switches back to the puller). On the

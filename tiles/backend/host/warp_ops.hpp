@@ -37,10 +37,9 @@ template <class T, class L> constexpr sim::SmemWalk tile_walk() {
 
 inline void emit_smem(sim::OpKind kind, const void* base, const layout::SmemLayout& tile, int row0, int col0, int rows,
                       int cols, sim::SmemWalk walk) {
-  sim::TraceOp op = sim::make_op(kind, host::smem_offset(base), 0, static_cast<uint32_t>(rows * cols) * tile.elem_bytes);
+  sim::TraceOp& op = host::record(kind, host::smem_offset(base), 0, static_cast<uint32_t>(rows * cols) * tile.elem_bytes);
   op.smem = {tile, static_cast<uint16_t>(row0), static_cast<uint16_t>(col0), static_cast<uint16_t>(rows),
              static_cast<uint16_t>(cols), walk};
-  host::emit(op);
 }
 
 // A shared vector as the 1 x N tile the bank model sees.

@@ -51,7 +51,7 @@ inline void mma_smem(rt_fl<16, N>& d, const SA& a, const SB& b, bool accumulate)
   check_mma_types<T, N>();
   static_assert(!std::is_same_v<T, fp8e4m3> || (!MNMajorA && !MNMajorB), "wgmma: fp8 reads A and B K-major only (mma_ABt)");
   static_assert(K % mma_k<T> == 0, "warpgroup::mma: K must be a multiple of one wgmma's depth (mma_k)");
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 0, N, sizeof(T), uint32_t{2} * 16 * N * K));
+  if (host::tracing()) return host::emit(sim::OpKind::mma, 0, N, sizeof(T), uint32_t{2} * 16 * N * K);
   float* fa = scratch(16 * K + K * N);
   float* fb = fa + 16 * K;
   const int row0 = 16 * warpgroup::warpid();
@@ -67,11 +67,11 @@ inline void mma_smem(rt_fl<16, N>& d, const SA& a, const SB& b, bool accumulate)
 template <int N> inline void mma_fence(rt_fl<16, N>&) { host::warp_wide_op(); }
 inline void mma_commit_group() {
   host::warp_wide_op();
-  if (host::tracing()) host::emit(sim::make_op(sim::OpKind::mma_commit));
+  if (host::tracing()) host::emit(sim::OpKind::mma_commit);
 }
 template <int Pending = 0, int N> inline void mma_async_wait(rt_fl<16, N>&) {
   host::warp_wide_op();
-  if (host::tracing()) host::emit(sim::make_op(sim::OpKind::mma_wait, 0, Pending));
+  if (host::tracing()) host::emit(sim::OpKind::mma_wait, 0, Pending);
 }
 
 // AB:  a is 64 x K, b is K x N.   ABt: a is 64 x K, b is N x K (C = A B^T).   AtB: a is K x 64.
@@ -99,7 +99,7 @@ inline void mma_AB(rt_fl<16, N>& d, const rt<T, 16, K, L>& a, const st<T, K, N>&
   static_assert(std::is_same_v<L, row_l>, "warpgroup::mma_AB: a register A operand must be in row layout (rt<T, 16, K, row_l>)");
   detail::check_mma_types<T, N>();
   static_assert(sizeof(T) == 2, "warpgroup::mma_AB: A from registers is bf16 or fp16");
-  if (host::tracing()) return host::emit(sim::make_op(sim::OpKind::mma, 1, N, sizeof(T), uint32_t{2} * 16 * N * K));
+  if (host::tracing()) return host::emit(sim::OpKind::mma, 1, N, sizeof(T), uint32_t{2} * 16 * N * K);
   float* fa = detail::scratch(16 * K + K * N);
   float* fb = fa + 16 * K;
   for (int i = 0; i < 16; ++i)
