@@ -76,9 +76,18 @@ class EventQueue {
     now_events_.swap(bucket);  // the bucket keeps the emptied vector's storage
     next_ = 0;
     // A bucket holds a few events (8 on average in the attention forward), most often in order
-    // already: sorted (an insertion sort, at this size) and then taken from the front, they cost
-    // less than as a heap.
-    std::sort(now_events_.begin(), now_events_.end(), [](const E& a, const E& b) { return b > a; });
+    // already: sorted by insertion and then taken from the front, they cost less than as a heap.
+    const size_t n = now_events_.size();
+    if (n > 32) {
+      std::sort(now_events_.begin(), now_events_.end(), [](const E& a, const E& b) { return b > a; });
+      return;
+    }
+    for (size_t i = 1; i < n; ++i) {
+      const E e = now_events_[i];
+      size_t j = i;
+      for (; j > 0 && now_events_[j - 1] > e; --j) now_events_[j] = now_events_[j - 1];
+      now_events_[j] = e;
+    }
   }
 
   std::vector<E> now_events_;  // events of cycles up to now_, in order; those before next_ are taken
