@@ -212,11 +212,11 @@ TEST_CASE("attention flow: the CTA's sizes come from the kernel's types", "[viz]
   const FlowModel f = flow_model({1024, 64, 4, false}, machine);
   REQUIRE(f.error.empty());
   CHECK(f.consumers == 3);
-  CHECK(f.stages == 3);  // the default overlaps at D = 64 without a mask: release lag 1
+  CHECK(f.stages == 2);  // the default does not overlap itself: release lag 0
   CHECK(f.q_tile_bytes == 64 * 64 * 2);
   CHECK(f.stage_bytes == 2 * 128 * 64 * 2);
   CHECK(f.tile_stages == 2);  // the next tile's Q tiles fit beside these
-  CHECK(f.smem_bytes >= 2 * 3 * f.q_tile_bytes + 3 * f.stage_bytes);
+  CHECK(f.smem_bytes >= 2 * 3 * f.q_tile_bytes + 2 * f.stage_bytes);
   CHECK(f.kernel_intensity() == Approx(1024 / 2.0));
   CHECK(f.block_intensity() == Approx(f.flops_per_block / f.bytes_per_block));
   const Question q = make_question("fwd-smem", {{"d", 128}, {"consumers", 2}, {"overlap", 1}}, AttnFlowState{});
@@ -305,12 +305,12 @@ TEST_CASE("the attention lessons' simulations, timed (the figures are reported)"
   }
 }
 
-TEST_CASE("lesson 14: the forward overlaps itself by default at D = 64 without a mask only", "[viz][attention][overlap]") {
+TEST_CASE("lesson 14: the forward does not overlap itself by default", "[viz][attention][overlap]") {
   using ts::kernels::AttentionShape;
   const auto overlap_of = [](int64_t d, bool causal) {
     return ts::kernels::resolve(AttentionShape{1, 4, 4, 1024, d, causal, 0.f}, {}).overlap;
   };
-  CHECK(overlap_of(64, false) == 1);
+  CHECK(overlap_of(64, false) == 0);
   CHECK(overlap_of(128, false) == 0);
   CHECK(overlap_of(64, true) == 0);
   // Overlap at D = 128 takes two consumers; three are refused.

@@ -265,18 +265,6 @@ TEST_CASE("the H100 file's cycle-model figures come from a calibration run on an
   for (const auto& f : ts::kernels::calibrate::kMeasuredFields) {
     INFO(f.key);
     const std::string& source = (m.*find_machine_field(f.key)->member).source;
-    // The math pipes and named barriers wait for their first run on the H100 (`tilescope calibrate
-    // --only pipes`); until then a datasheet figure or a placeholder that says so.
-    if (f.group == "pipes" && source.find("(not yet measured here)") != std::string::npos) {
-      CHECK((source.rfind("datasheet: CUDA C++ Programming Guide", 0) == 0 || source.rfind("assumed:", 0) == 0));
-      continue;
-    }
-    // The port's figures come from an experiment build of calibrate's own benchmark until its first
-    // `tilescope calibrate --only port` on the H100.
-    if (f.group == "port" && source.find("(not yet run through tilescope calibrate here)") != std::string::npos) {
-      CHECK(source.rfind("measured: an experiment build of the port microbenchmark", 0) == 0);
-      continue;
-    }
     CHECK(source.rfind("measured: tilescope calibrate on NVIDIA H100", 0) == 0);
   }
   // What the run found, against what the datasheet implies: the tensor pipe reaches 4096 FLOP per
@@ -290,7 +278,7 @@ TEST_CASE("the H100 file's cycle-model figures come from a calibration run on an
   CHECK(m.wgmma_m64n128k16_latency.value < m.wgmma_m64n256k16_latency.value);
   CHECK(m.tma_load_latency_l2_hit.value < m.tma_load_latency_hbm.value);
   CHECK(m.l2_hit_latency.value < m.hbm_latency_measured.value);
-  // The pipes, measured or not: no pipe takes instructions faster than its scheduler issues them,
+  // The pipes: no pipe takes instructions faster than its scheduler issues them,
   // and the FMA and SFU rates are the Programming Guide's (128 and 16 results per clock per SM on 4
   // sub-partitions: an FFMA every cycle, a MUFU every 8).
   for (const Quantity* q : {&m.fma_interval, &m.alu_interval, &m.sfu_interval, &m.convert_interval, &m.shuffle_interval})

@@ -10,14 +10,16 @@ namespace ts::kernels {
 
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The forward's defaults, measured on the H100 (data/measured/h100/attention/variants.txt, N 4096
-// and 16384): three consumer warpgroups everywhere (two lose 10-13 % without causal masks); each
-// overlapping its own P V at D = 64 without masks (+6-7 %), where the softmax weighs most against
-// the MMAs. Not at D = 128: self-overlap needs three stages, which fit beside two Q tiles only, and
-// two consumers overlapping lose to three that do not (549 against 607 TFLOPS); nor with causal
-// masks, where it measured 3-6 % slower.
+// The forward's defaults, measured on the H100: three consumer warpgroups everywhere (two lose 10-13 %
+// without causal masks: data/measured/h100/attention/variants.txt), none overlapping its own P V.
+// Self-overlap had been the default at D = 64 without masks (+6-7 % when it was chosen); since the
+// first P V of a tile overwrites O instead of a zero fill (attention_fwd.cuh, `fresh`: self-overlap
+// keeps the fill), the plain loop is 1.4-6 % faster at every N from 1024 to 16384 (2026-11-27,
+// data/measured/h100/attention/fwd-overlap-default.txt). At D = 128 self-overlap needs three stages,
+// which fit beside two Q tiles only, and two consumers overlapping lose to three that do not (549
+// against 607 TFLOPS); with causal masks it measured 3-6 % slower.
 constexpr int default_forward_consumers(int64_t) { return 3; }
-constexpr bool default_forward_overlap(int64_t dim, bool causal) { return dim == 64 && !causal; }
+constexpr bool default_forward_overlap(int64_t, bool) { return false; }
 // A persistent forward (a block per SM; the kernel keeps two tile stages, so the next tile's Q loads
 // while this tile computes) against a block per tile, H100, 2026-11-26
 // (data/measured/h100/attention/fwd-persistent.txt): without masks +10-13 % at N 1024, +2-4 % at
