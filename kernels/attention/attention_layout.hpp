@@ -12,10 +12,11 @@ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // The forward's defaults, measured on the H100: three consumer warpgroups everywhere (two lose 10-13 %
 // without causal masks: data/measured/h100/attention/variants.txt), none overlapping its own P V.
-// Self-overlap had been the default at D = 64 without masks (+6-7 % when it was chosen); since the
-// first P V of a tile overwrites O instead of a zero fill (attention_fwd.cuh, `fresh`: self-overlap
-// keeps the fill), the plain loop is 1.4-6 % faster at every N from 1024 to 16384 (2026-11-27,
-// data/measured/h100/attention/fwd-overlap-default.txt). At D = 128 self-overlap needs three stages,
+// Self-overlap had been the default at D = 64 without masks (+6-7 % when it was chosen); re-measured
+// on 2026-11-27 the plain loop is 1.4-6 % faster at every N from 1024 to 16384
+// (data/measured/h100/attention/fwd-overlap-default.txt). Our reading: the plain loop's first P V of
+// a tile now overwrites O (attention_fwd.cuh, `fresh`), while the self-overlapped one keeps the zero
+// fill, which the compiler turns into selects in every iteration. At D = 128 self-overlap needs three stages,
 // which fit beside two Q tiles only, and two consumers overlapping lose to three that do not (549
 // against 607 TFLOPS); with causal masks it measured 3-6 % slower.
 constexpr int default_forward_consumers(int64_t) { return 3; }
