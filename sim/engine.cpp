@@ -94,12 +94,12 @@ uint32_t Engine::run_events(uint32_t resume) {
 // work moves that time, so an event that is no longer the pending one is ignored.
 void Engine::schedule_tensor_event(uint32_t sm_id, uint32_t sub) {
   SubPartition& sp = sms_[sm_id].sub[sub];
-  double target = std::numeric_limits<double>::infinity();
+  double at = std::numeric_limits<double>::infinity();
   for (uint32_t x : sp.mma_waiters) {
     const WarpMma& m = warps_[x].mma;
-    target = std::min(target, m.groups[m.groups.size() - warps_[x].mma_keep - 1].threshold);
+    at = std::min(at, sp.tensor.predict(m, m.groups[m.groups.size() - warps_[x].mma_keep - 1].threshold));
   }
-  const double at = sp.mma_waiters.empty() ? -1 : std::max(sp.tensor.predict(target), now_);
+  at = sp.mma_waiters.empty() ? -1 : std::max(at, now_);
   if (at == sp.wake_at || !(at < std::numeric_limits<double>::infinity())) return;
   sp.wake_at = at;
   if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | (sm_id * kMaxSubPartitions + sub)});

@@ -35,6 +35,7 @@ struct EngineParams {
   double mma_fp8_flops_per_cycle = 8192;    // per SM, dense fp8 e4m3 inputs
   double mma_latency = 128;                 // issue of an MMA slice to its result, beyond its pipe time
   double mma_issue_cycles = 0;              // a warp's scheduler, per wgmma instruction (with its descriptors)
+  double mma_share_age_weight = 1;          // >1: the tensor core's turns favour older warps (tensor_core.hpp)
   double tma_issue_cycles = 32;             // per box, per SM TMA unit
   double tma_bytes_per_cycle_per_sm = 64;   // what one SM's TMA unit brings in from L2 per cycle
   double tma_latency_l2 = 500;              // cycles from issue to data for an L2 hit

@@ -31,6 +31,8 @@ class Engine {
       throw std::invalid_argument("sub_partitions must be 1 to " + std::to_string(kMaxSubPartitions));
     const uint32_t parts = std::max(p.l2_partitions, 1u);
     for (uint32_t i = 0; i < parts; ++i) l2_.emplace_back(p.l2_bytes / parts);
+    for (Sm& sm : sms_)
+      for (SubPartition& sp : sm.sub) sp.tensor = TensorCore(p.mma_share_age_weight);
   }
 
   SimReport run();

@@ -87,7 +87,7 @@ struct SubPartition {
   std::array<double, kPipes> pipe_free{};
   double issue_busy = 0;
   std::array<double, kPipes> pipe_busy{};
-  TensorCore tensor;                  // shared in turns, not a server in order of arrival
+  TensorCore tensor;                  // shared in turns (older warps a little more), not in order of arrival
   std::vector<uint32_t> mma_waiters;  // warps blocked in mma_wait on this core
   double wake_at = -1;                // when the pending tensor event fires (-1: none)
 };

@@ -63,6 +63,7 @@ const std::vector<MachineField>& machine_fields() {
       {"mbarrier_round_trip", "cycles", &MachineSpec::mbarrier_round_trip},
       {"smem_bandwidth_per_sm", "bytes/cycle", &MachineSpec::smem_bandwidth_per_sm},
       {"wgmma_issue_cycles", "cycles/instruction", &MachineSpec::wgmma_issue_cycles},
+      {"wgmma_share_age_weight", "ratio", &MachineSpec::wgmma_share_age_weight},
       {"lsu_load_bytes_under_wgmma", "bytes/cycle", &MachineSpec::lsu_load_bytes_under_wgmma},
       {"lsu_store_bytes_under_wgmma", "bytes/cycle", &MachineSpec::lsu_store_bytes_under_wgmma},
       {"l2_hit_bandwidth", "TB/s", &MachineSpec::l2_hit_bandwidth},

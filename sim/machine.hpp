@@ -54,6 +54,7 @@ struct MachineSpec {
   Quantity wgmma_m64n256k32_fp8_interval;  // cycles/instruction: the same with fp8 e4m3 inputs (twice the K)
   Quantity wgmma_m64n256k32_fp8_latency;   // cycles
   Quantity wgmma_issue_cycles;        // cycles/instruction of the issuing warp's scheduler: the wgmma and its descriptor arithmetic
+  Quantity wgmma_share_age_weight;    // a sub-partition's tensor core: each warp's share grows by this per warp that came after it
   // The SM core: sub-partitions, each with one warp scheduler, and the math pipes behind them. An
   // interval is the cycles between two warp instructions on one sub-partition's pipe (every
   // sub-partition of every SM busy); a latency the cycles from one instruction to a dependent one.

@@ -1,65 +1,78 @@
 #include "sim/tensor_core.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 
 namespace ts::sim {
 
 namespace {
-// Whether virtual time v has reached x. The tolerance grows with v: in a long run (tens of millions
-// of cycles) the rounding of v exceeds any fixed epsilon, and a group predicted done at t, not
-// found done when the core is advanced to t, would be woken at t again, forever.
-bool reached(double x, double v) { return x <= v + 1e-9 * std::max(1.0, std::abs(v)); }
-}
+// Whether work w has reached x, give or take `slack`. The tolerance grows with w and with real
+// time: in a long run (tens of millions of cycles) the rounding of a sum or of a time exceeds any
+// fixed epsilon, and a group predicted done at t, not found done when the core is moved to t,
+// would be woken at t again, forever.
+bool reached(double x, double w, double slack = 0) { return x <= w + 1e-9 * std::max(1.0, std::abs(w)) + slack; }
+// The work a warp covers at `rate` in the rounding of real time t.
+double slack_at(double t, double rate) { return 1e-12 * std::max(1.0, t) * rate; }
 
-// Every group of the active warps with a threshold up to v_end completes in the segment that starts
-// at (v_time_, v_) and runs at k real cycles per virtual cycle.
-// A warp's groups complete in order (their thresholds grow with its queue), so the first one not
-// reached ends the warp's search.
-void TensorCore::record_completions(double v_end, double k) {
-  auto mark = [&](MmaGroup& g) {  // false: g is not reached, nor is any later group
+// Every group of w whose threshold its work passes on the way from `from` to w.served, which it
+// covers at `rate` per cycle from real time t0. A warp's groups complete in order (their thresholds
+// grow with its work), so the first one not reached ends the search.
+void mark_through(WarpMma& w, double from, double t0, double rate) {
+  const double slack = slack_at(t0 + (w.served - from) / rate, rate);
+  auto mark = [&](MmaGroup& g) {
     if (g.done >= 0 || g.threshold < 0) return true;
-    if (!reached(g.threshold, v_end)) return false;
-    g.done = v_time_ + std::max(0.0, g.threshold - v_) * k;
+    if (!reached(g.threshold, w.served, slack)) return false;
+    g.done = t0 + std::max(0.0, g.threshold - from) / rate;
     return true;
   };
-  for (WarpMma* w : active_) {
-    size_t i = 0;
-    while (i < w->groups.size() && mark(w->groups[i])) ++i;
-    if (i == w->groups.size()) mark(w->open);
-  }
+  size_t i = 0;
+  while (i < w.groups.size() && mark(w.groups[i])) ++i;
+  if (i == w.groups.size()) mark(w.open);
+}
+}  // namespace
+
+void TensorCore::set_age_weight(double a) {
+  if (!(a >= 1.0) || a > 4.0) throw std::invalid_argument("wgmma_share_age_weight must be 1 to 4");
+  double x = 1;
+  for (double& w : weight_) w = x, x *= a;
+}
+
+void TensorCore::shares(size_t k, double* rates) const {
+  double sum = 0;
+  for (size_t i = 0; i < k; ++i) sum += weight_[k - 1 - i];
+  for (size_t i = 0; i < k; ++i) rates[i] = weight_[k - 1 - i] / sum;
 }
 
 void TensorCore::advance(double t) {
-  while (t > v_time_) {
-    const double k = static_cast<double>(active_.size());
-    if (k == 0) {
-      v_time_ = t;
-      return;
+  std::array<double, kMaxWarps> rates;
+  while (t > now_ && !active_.empty()) {
+    const size_t k = active_.size();
+    shares(k, rates.data());
+    double step = t - now_;
+    for (size_t i = 0; i < k; ++i) step = std::min(step, (active_[i]->drain - active_[i]->served) / rates[i]);
+    for (size_t i = 0; i < k; ++i) {
+      WarpMma& w = *active_[i];
+      const double from = w.served;
+      w.served = std::min(w.drain, from + rates[i] * step);
+      if (reached(w.drain, w.served, slack_at(now_ + step, rates[i]))) w.served = w.drain;
+      mark_through(w, from, now_, rates[i]);
     }
-    double next_drain = std::numeric_limits<double>::infinity();
-    for (const WarpMma* w : active_) next_drain = std::min(next_drain, w->drain);
-    const double drain_time = v_time_ + (next_drain - v_) * k;
-    const double end = std::min(t, drain_time);
-    const double v_end = end >= drain_time ? next_drain : v_ + (end - v_time_) / k;
-    record_completions(v_end, k);
-    busy_ += end - v_time_;
-    v_ = v_end, v_time_ = end;
-    if (end >= drain_time)
-      std::erase_if(active_, [&](const WarpMma* w) { return reached(w->drain, v_); });
+    now_ += step, busy_ += step;
+    std::erase_if(active_, [](const WarpMma* w) { return w->served >= w->drain; });
   }
-  // Groups within rounding of the clock are through now, as predict() says: a waiter woken at the
-  // time predicted must find its group through even when the core could not move any further.
-  record_completions(v_, 1.0);
+  now_ = std::max(now_, t);
+  // Groups within rounding of their warp's work are through now, as predict() says: a waiter woken
+  // at the time predicted must find its group through even when the core could not move further.
+  for (size_t i = 0; i < active_.size(); ++i) mark_through(*active_[i], active_[i]->served, now_, 1.0);
 }
 
 void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle) {
   advance(t);
   w.operand_bytes = operand_bytes_per_cycle;
-  if (reached(w.drain, v_)) {  // idle until now: its work starts at the core's present
-    w.drain = v_;
+  if (reached(w.drain, w.served)) {  // idle until now: it joins as the youngest
+    w.served = w.drain;
+    if (active_.size() == kMaxWarps) throw std::runtime_error("more than 64 warps with MMAs on one tensor core");
     active_.push_back(&w);
   }
   if (w.open.threshold < 0) w.open = {0, -1, t};
@@ -68,20 +81,40 @@ void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes
   w.open.done = -1;
 }
 
-double TensorCore::predict(double threshold) const {
-  if (reached(threshold, v_)) return v_time_;
-  // At most a few warps share a core (an SM holds 64): sort their drains on the stack.
-  std::array<double, 64> drains;
-  const size_t n = std::min(active_.size(), drains.size());
-  for (size_t i = 0; i < n; ++i) drains[i] = active_[i]->drain;
-  std::sort(drains.begin(), drains.begin() + n);
-  double v = v_, t = v_time_, k = static_cast<double>(n);
+double TensorCore::predict(const WarpMma& target, double threshold) const {
+  if (reached(threshold, target.served)) return now_;
+  // The core's future without new work, on a copy of each active warp's work left.
+  const size_t n = active_.size();
+  std::array<double, kMaxWarps> left, rates;
+  std::array<size_t, kMaxWarps> order;  // active_ indices still running, oldest first
+  size_t me = n;
   for (size_t i = 0; i < n; ++i) {
-    const double d = drains[i];
-    if (reached(threshold, d)) return t + (threshold - v) * k;
-    t += (d - v) * k, v = d, k -= 1;
+    left[i] = active_[i]->drain - active_[i]->served;
+    order[i] = i;
+    if (active_[i] == &target) me = i;
   }
-  return std::numeric_limits<double>::infinity();  // beyond all queued work: never, as things stand
+  if (me == n || threshold > target.drain) return std::numeric_limits<double>::infinity();  // never, as things stand
+  double t = now_, need = threshold - target.served;
+  size_t k = n;
+  while (k > 0) {
+    shares(k, rates.data());
+    double step = std::numeric_limits<double>::infinity();
+    size_t my_rank = k;
+    for (size_t r = 0; r < k; ++r) {
+      step = std::min(step, left[order[r]] / rates[r]);
+      if (order[r] == me) my_rank = r;
+    }
+    if (need <= rates[my_rank] * step) return t + need / rates[my_rank];
+    need -= rates[my_rank] * step;
+    t += step;
+    size_t kept = 0;
+    for (size_t r = 0; r < k; ++r) {
+      left[order[r]] -= rates[r] * step;
+      if (left[order[r]] > 1e-9 * std::max(1.0, active_[order[r]]->drain)) order[kept++] = order[r];
+    }
+    k = kept;
+  }
+  return t;
 }
 
 TensorCore::PortUse TensorCore::port_use(double t) const {
@@ -89,7 +122,7 @@ TensorCore::PortUse TensorCore::port_use(double t) const {
   double sum = 0;
   int busy = 0;
   for (const WarpMma* w : active_) {
-    const double through = predict(w->drain);
+    const double through = predict(*w, w->drain);
     if (through <= t) continue;
     sum += w->operand_bytes, ++busy;
     u.until = std::max(u.until, through);

@@ -1,18 +1,25 @@
 #pragma once
 // One sub-partition's tensor core, shared by the warps that have MMAs queued on it. The hardware
-// serves warpgroups in turn, not in order of issue: three warpgroups that each issue 8 wgmma
-// m64n128k16 at once all finish together, at about three times one alone, and a group issued 500
-// cycles after another still slows the first (kernels/probes/wgmma_share_probe.cu, measured in
-// data/measured/h100/sim-attention/wgmma-share.txt). So the model is processor sharing: k busy
-// warps each progress at 1/k of the core's rate; a warp's own MMAs run in order.
+// serves warpgroups in turn, not in order of issue: three warpgroups that each issue 64 wgmma
+// m64n128k16 at once finish within about a tenth of each other, at about three times one alone,
+// and a group issued 500 cycles after another still slows the first. But the turns are not quite
+// equal: the warpgroup that came first finishes well before the others
+// (kernels/probes/wgmma_share_probe.cu, measured in data/measured/h100/sim-attention/wgmma-share.txt).
+// So the model is processor sharing weighted by age: each warp with work queued progresses at a
+// share of the core's rate in proportion to age_weight^(number of warps that came after it).
+// The weight is the machine file's `wgmma_share_age_weight`, fit to the probe's staggered rows.
+// It matters beyond the probe: with equal shares, warpgroups that start a round of MMAs together
+// finish together and stay in step (softmax beside softmax); with the older one favoured, a small
+// lead grows, and they settle into turns, one's softmax under the other's MMAs, as on the GPU.
 //
-// The core keeps a virtual clock: it advances by one per cycle of exclusive service each warp
-// receives (dV/dt = 1/k). An MMA needing c cycles alone finishes when the clock reaches its warp's
-// queue end plus c; when that is in real time depends on later arrivals, so completions are known
-// only as the engine moves the core to a time (advance) and waits are woken as they are reached.
+// A warp's work is counted in cycles of the core alone: `drain` issued, `served` through. Group
+// completions are known only as the engine moves the core to a time (advance), since a later
+// issue slows the warps already there; predict() says when a group would be through if nothing
+// else arrived.
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,14 +53,15 @@ class GroupFifo {
 };
 
 struct MmaGroup {
-  double threshold = 0;  // the core's virtual time at which its last MMA is through
+  double threshold = 0;  // the warp's MMA work (cycles alone, from its first) at which the group is through
   double done = -1;      // real time it was through, once known
   double issued = 0;     // real time its first MMA was issued
 };
 
 // One warp's MMAs on its sub-partition's core.
 struct WarpMma {
-  double drain = 0;  // virtual time at which all its queued work is through
+  double drain = 0;   // MMA work issued since the warp began, in cycles of the core alone
+  double served = 0;  // of which the core is through with
   double operand_bytes = 0;  // shared-memory bytes per cycle its latest MMA reads while it runs
   MmaGroup open{-1};  // the group being issued (threshold < 0: none)
   GroupFifo<MmaGroup> groups;  // committed, not yet waited for
@@ -61,13 +69,16 @@ struct WarpMma {
 
 class TensorCore {
  public:
+  static constexpr size_t kMaxWarps = 64;  // an SM holds at most 64 warps
+  TensorCore() { set_age_weight(1.0); }
+  explicit TensorCore(double age_weight) { set_age_weight(age_weight); }
   // Moves the core to real time t (never backwards), recording the real completion time of every
-  // group it passes and dropping warps whose queue ran dry.
+  // group it passes and dropping warps whose work is through.
   void advance(double t);
   // Queues `cycles` of work (alone on the core) for warp w at real time t (>= the core's time).
   void issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle = 0);
-  // When the core's clock would reach `threshold` if no more work arrived (for waking a waiter).
-  double predict(double threshold) const;
+  // When warp w's work would reach `threshold` if no more work arrived (for waking a waiter).
+  double predict(const WarpMma& w, double threshold) const;
   // What the core asks of the SM's shared-memory port from real time t on, if no more work arrived:
   // operand bytes per cycle (the warps' MMAs take turns, so their mean) and when it is through.
   struct PortUse {
@@ -77,9 +88,12 @@ class TensorCore {
   double busy_cycles() const { return busy_; }
 
  private:
-  void record_completions(double v_end, double rate_inverse);
-  double v_ = 0, v_time_ = 0, busy_ = 0;
-  std::vector<WarpMma*> active_;  // warps with work queued beyond v_
+  void set_age_weight(double a);
+  // Each active warp's share of the core's rate, oldest first: rates[i] for active_[i].
+  void shares(size_t k, double* rates) const;
+  double now_ = 0, busy_ = 0;
+  std::array<double, kMaxWarps> weight_{};  // weight_[j] = age_weight^j
+  std::vector<WarpMma*> active_;  // warps with work not through, oldest first
 };
 
 }  // namespace ts::sim

@@ -1,5 +1,8 @@
 // The discrete-event engine on hand-written op streams whose timelines are worked out by hand.
+#include <algorithm>
 #include <array>
+#include <cmath>
+#include <numeric>
 #include <queue>
 
 #include <catch2/catch.hpp>
@@ -464,6 +467,74 @@ TEST_CASE("progress reports blocks done and a false return stops the simulation"
   CHECK_THROWS_AS(simulate(again, simple_params(), opt), SimCancelled);
 }
 
+// The staggered rows of kernels/probes/wgmma_share_probe.cu (H100, 2026-11-26; median over SMs,
+// data/measured/h100/sim-attention/wgmma-share.txt): warpgroups issuing `n` wgmma m64n128k16 each,
+// started `delay` cycles apart; each one's start and the end of its wait, in cycles.
+struct ShareRow {
+  int n;
+  std::vector<double> start, end;
+};
+const std::vector<ShareRow> kShareRows = {
+    {8, {63, 150}, {1231, 1390}},
+    {8, {68, 185, 291}, {1385, 1732, 1953}},
+    {64, {63, 570}, {7668, 8666}},
+    {64, {68, 598, 1113}, {10417, 12134, 12816}},
+};
+
+// Each row replayed on one sub-partition's core (the probe's warpgroups have a warp on each): the
+// error of every warpgroup's end. An instruction's time on the core and the wait's latency come
+// from the probe's rows for one warpgroup alone: 8 instructions end at 834, 64 at 4516, from 65.
+std::vector<double> replay_share_rows(double age_weight) {
+  const double per_instruction = (4516.0 - 834.0) / 56, latency = (834.0 - 65.0) - 8 * per_instruction;
+  std::vector<double> errors;
+  for (const ShareRow& row : kShareRows) {
+    TensorCore core(age_weight);
+    std::vector<WarpMma> warps(row.start.size());
+    for (size_t i = 0; i < warps.size(); ++i) {
+      core.issue(warps[i], row.start[i], row.n * per_instruction);
+      warps[i].groups.push_back(warps[i].open);
+    }
+    for (size_t i = 0; i < warps.size(); ++i) {
+      const double through = core.predict(warps[i], warps[i].groups[0].threshold);
+      core.advance(through);
+      REQUIRE(warps[i].groups[0].done == Approx(through));
+      errors.push_back(std::abs(through + latency - row.end[i]) / row.end[i]);
+    }
+  }
+  return errors;
+}
+
+TEST_CASE("the tensor core's turns favour the warp that came first, as the wgmma share probe measured", "[engine]") {
+  const std::vector<double> weighted = replay_share_rows(1.2), equal = replay_share_rows(1.0);
+  const auto mean = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); };
+  INFO("mean error: weighted " << mean(weighted) << ", equal " << mean(equal));
+  CHECK(*std::max_element(weighted.begin(), weighted.end()) < 0.05);
+  CHECK(mean(weighted) < 0.025);
+  // Equal turns miss the first warpgroup's lead: the three staggered by 500 end 1,700 cycles late.
+  CHECK(*std::max_element(equal.begin(), equal.end()) > 0.10);
+  CHECK(mean(equal) > 0.04);
+  // The machine files carry the weight that fits.
+  CHECK(load_machine_file(find_data_path("machines/h100-sxm.json")).wgmma_share_age_weight.value == 1.2);
+}
+
+TEST_CASE("a later warp slows the tensor core's earlier ones, and they still end in order of arrival", "[engine]") {
+  TensorCore core(1.2);
+  WarpMma a, b;
+  core.issue(a, 0, 1000);
+  a.groups.push_back(a.open);
+  core.issue(b, 500, 1000);
+  b.groups.push_back(b.open);
+  // From 500 on, a runs at 1.2 / 2.2 of the core: its last 500 cycles take 500 * 2.2 / 1.2.
+  const double a_through = core.predict(a, a.groups[0].threshold);
+  CHECK(a_through == Approx(500 + 500 * 2.2 / 1.2));
+  // Then b alone: 2000 cycles of work in all, done at 2000.
+  CHECK(core.predict(b, b.groups[0].threshold) == Approx(2000));
+  core.advance(2000);
+  CHECK(a.groups[0].done == Approx(a_through));
+  CHECK(b.groups[0].done == Approx(2000));
+  CHECK(core.busy_cycles() == Approx(2000));
+}
+
 TEST_CASE("the tensor core finds a group done at the time it predicted, deep into a long run", "[engine]") {
   // Far into a run, a group's last sliver of work can be smaller than the rounding of real time:
   // predicted through at t, it must be found through when the core is moved to t, or its waiter is
@@ -481,7 +552,7 @@ TEST_CASE("the tensor core finds a group done at the time it predicted, deep int
       w.open = MmaGroup{-1};
     }
     for (WarpMma& w : warps) {
-      const double at = core.predict(w.groups[0].threshold);
+      const double at = core.predict(w, w.groups[0].threshold);
       REQUIRE(at >= t);
       core.advance(at);
       INFO("round " << round << ": predicted through at " << at);
