@@ -13,7 +13,9 @@ namespace ts::kernels::calibrate::detail {
 namespace {
 
 enum class Operands { none, shared, a_in_registers };  // none: the MMA warpgroups only wait
-enum class Access { none, load, store };
+// accumulator: the third warpgroup stores an fp32 64 x 64 accumulator tile into a staging tile with
+// warpgroup::store (8-byte stores, conflict-free: attention backward's dQ shares), 16 KB a store.
+enum class Access { none, load, store, accumulator };
 
 template <int N>
 struct PortSmem {
@@ -62,6 +64,29 @@ __global__ void __launch_bounds__(384, 1) port_kernel(int iters, PortTiming* out
     if (threadIdx.x == 0) out[blockIdx.x].mma_cycles = c1 - c0;
     const float x = checksum(acc);
     if (x == 1234567.f) sink[0] = x;  // keeps the accumulators live
+  } else if constexpr (Acc == Access::accumulator) {
+    using staging = st<float, 64, 64>;  // four of them fill the 64 KB stream
+    static_assert(4 * sizeof(staging) <= sizeof(s.stream));
+    staging* tiles = reinterpret_cast<staging*>(s.stream);
+    rt_fl<16, 64> acc;
+    zero(acc);
+    const volatile int* done = &s.mma_done;
+    unsigned long long n = 0;
+    const uint64_t c0 = clock_cycles();
+    while (*done < 2) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        warpgroup::store(tiles[j], acc);
+        asm volatile("" ::: "memory");  // every store happens: none is dead behind the next
+      }
+      n += 4;
+    }
+    const uint64_t c1 = clock_cycles();
+    if (threadIdx.x == 256) {
+      out[blockIdx.x].stream_cycles = c1 - c0;
+      out[blockIdx.x].stream_bytes = n * sizeof(staging);
+    }
+    if (checksum(acc) == 1234567.f) sink[1] = 1.f;
   } else if constexpr (Acc != Access::none) {
     const uint32_t base = smem_addr(s.stream) + (threadIdx.x % 128) * 16;
     const volatile int* done = &s.mma_done;
@@ -144,6 +169,14 @@ void smem_port(Context& ctx) {
   ctx.extra("lsu_load_bytes_under_wgmma_ss_n64", round_to(ss64.stream_bytes_per_cycle, 1), "bytes/cycle",
             same + " with A from shared memory too (128 bytes a cycle of operand reads: the port's whole rate)");
   ctx.extra("wgmma_m64n64k16_interval_beside_loads", round_to(ss64.cycles_per_mma, 2), "cycles/instruction", "the SM's wgmma interval in that run");
+  // The accumulator's own store (warpgroup::store of fp32 into a staging tile, 8-byte stores): the
+  // figures the 16-byte streams above give are not its figures if the port counts instructions.
+  ctx.extra("accumulator_store_bytes_alone", round_to(port_run<64, Operands::none, Access::accumulator>(ctx).stream_bytes_per_cycle, 1),
+            "bytes/cycle", "the third warpgroup storing fp32 64 x 64 accumulators with warpgroup::store (8-byte stores), MMA warpgroups waiting");
+  ctx.extra("accumulator_store_bytes_under_wgmma", round_to(port_run<64, Operands::a_in_registers, Access::accumulator>(ctx).stream_bytes_per_cycle, 1),
+            "bytes/cycle", "the same beside wgmma m64n64k16 with A from registers (as attention backward's dK and dV)");
+  ctx.extra("accumulator_store_bytes_under_wgmma_ss", round_to(port_run<64, Operands::shared, Access::accumulator>(ctx).stream_bytes_per_cycle, 1),
+            "bytes/cycle", "the same beside wgmma m64n64k16 with A and B from shared memory (as its S and dP)");
   const PortRun ss256 = port_run<256, Operands::shared, Access::store>(ctx);
   ctx.extra("lsu_store_bytes_under_wgmma_ss_n256", round_to(ss256.stream_bytes_per_cycle, 1), "bytes/cycle",
             same + " with m64n256k16, A and B from shared memory (80 bytes a cycle of operand reads), stores");
