@@ -241,22 +241,29 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
   const TrustModel all = trust_model(AttnTrustState{}, m);
   REQUIRE(all.summary.rfind("MAPE ", 0) == 0);
   CHECK(all.mape == Approx(std::stod(all.summary.substr(5))).margin(0.1));
-  // Lesson 17: from N 4096 on the forward rows lie within a few percent of the diagonal, causal or
-  // not; at N 1024 they are all above it (optimistic), by up to about 14 %; the backward is the weakest.
-  int short_rows = 0, long_rows = 0;
+  // Lesson 17: the causal forward rows at N 1024 are above the diagonal by 13-15 %, the unmasked D 64
+  // ones from N 4096 on below it by 8-9 %, every other forward row within a few percent; the
+  // backward, every row 15-25 % optimistic, is the weakest.
+  int short_causal = 0, long_d64 = 0, others = 0;
   for (const CompareRow& r : m.compare) {
-    if (r.backward) continue;
     INFO(r.shape << " " << r.config << ": " << r.error_percent << " %");
-    if (r.shape.find(" N1024 ") != std::string::npos) {
-      ++short_rows;
-      CHECK(r.error_percent >= 0);
-      CHECK(r.error_percent < 16);
+    if (r.backward) {
+      CHECK(r.error_percent >= 15);
+      CHECK(r.error_percent <= 25.5);
+    } else if (r.shape.find(" N1024 ") != std::string::npos && r.causal) {
+      ++short_causal;
+      CHECK(r.error_percent >= 12.5);
+      CHECK(r.error_percent <= 15.5);
+    } else if (r.shape.find(" N1024 ") == std::string::npos && r.shape.find(" D64") != std::string::npos && !r.causal) {
+      ++long_d64;
+      CHECK(r.error_percent <= -7.5);
+      CHECK(r.error_percent >= -9.5);
     } else {
-      ++long_rows;
-      CHECK(std::abs(r.error_percent) < 8);
+      ++others;
+      CHECK(std::abs(r.error_percent) < 6);
     }
   }
-  REQUIRE((short_rows == 4 && long_rows == 8));
+  REQUIRE((short_causal == 2 && long_d64 == 2 && others == 8));
   const TrustModel fwd = trust_model({AttnPassFilter::fwd, false}, m), bwd = trust_model({AttnPassFilter::bwd, false}, m);
   CHECK(bwd.mape > fwd.mape);
   const Question q = make_question("sim-error", {{"row", 3}}, AttnTrustState{});
