@@ -2,7 +2,8 @@
 // warps' own shared loads and stores get while wgmma reads its operands from shared memory. Two
 // warpgroups issue wgmma m64nNk16 bf16 back to back (A and B from shared memory, or A from
 // registers), a third streams 16-byte ld.shared or st.shared (512 contiguous bytes a warp, no bank
-// conflicts) until both are through. One block per SM on every SM; medians over SMs, then over runs.
+// conflicts), or stores fp32 accumulators with warpgroup::store, until both are through. One block
+// per SM on every SM; medians over SMs, then over runs.
 #include <string>
 #include <vector>
 
@@ -169,8 +170,8 @@ void smem_port(Context& ctx) {
   ctx.extra("lsu_load_bytes_under_wgmma_ss_n64", round_to(ss64.stream_bytes_per_cycle, 1), "bytes/cycle",
             same + " with A from shared memory too (128 bytes a cycle of operand reads: the port's whole rate)");
   ctx.extra("wgmma_m64n64k16_interval_beside_loads", round_to(ss64.cycles_per_mma, 2), "cycles/instruction", "the SM's wgmma interval in that run");
-  // The accumulator's own store (warpgroup::store of fp32 into a staging tile, 8-byte stores): the
-  // figures the 16-byte streams above give are not its figures if the port counts instructions.
+  // The accumulator's own store (warpgroup::store of fp32 into a staging tile, 8-byte stores), in case
+  // the port counted instructions rather than bytes (H100, 2026-11-27: it does not; smem-port.txt).
   ctx.extra("accumulator_store_bytes_alone", round_to(port_run<64, Operands::none, Access::accumulator>(ctx).stream_bytes_per_cycle, 1),
             "bytes/cycle", "the third warpgroup storing fp32 64 x 64 accumulators with warpgroup::store (8-byte stores), MMA warpgroups waiting");
   ctx.extra("accumulator_store_bytes_under_wgmma", round_to(port_run<64, Operands::a_in_registers, Access::accumulator>(ctx).stream_bytes_per_cycle, 1),
