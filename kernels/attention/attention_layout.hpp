@@ -16,9 +16,9 @@ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // on 2026-11-27 the plain loop is 1.4-6 % faster at every N from 1024 to 16384
 // (data/measured/h100/attention/fwd-overlap-default.txt). Our reading: the plain loop's first P V of
 // a tile now overwrites O (attention_fwd.cuh, `fresh`), while the self-overlapped one keeps the zero
-// fill, which the compiler turns into selects in every iteration. At D = 128 self-overlap needs three stages,
-// which fit beside two Q tiles only, and two consumers overlapping lose to three that do not (549
-// against 607 TFLOPS); with causal masks it measured 3-6 % slower.
+// fill, which the compiler turns into selects in every iteration. At D = 128 self-overlap needs
+// three stages, which fit beside two Q tiles only, and two consumers overlapping lose to three that
+// do not (549 against 607 TFLOPS); with causal masks it measured 3-6 % slower.
 constexpr int default_forward_consumers(int64_t) { return 3; }
 constexpr bool default_forward_overlap(int64_t, bool) { return false; }
 // A persistent forward (a block per SM; the kernel keeps two tile stages, so the next tile's Q loads
