@@ -80,10 +80,13 @@ namespace {
 
 // (CTA, key block) pairs a causal CTA of `rows` query rows never needs: its last row precedes
 // every key of the block. Counted from the definition, not from the kernel.
+// CTAs of `rows` query rows counted back from N in 64-row warpgroups, so that only the first may hold fewer.
 uint64_t skipped_by_definition(int n, int rows, int keys) {
+  const int warpgroups = (n + 63) / 64, per_cta = rows / 64;
+  const int missing = (per_cta - warpgroups % per_cta) % per_cta;  // warpgroups the first CTA lacks
   uint64_t skipped = 0;
-  for (int q0 = 0; q0 < n; q0 += rows)
-    for (int k0 = 0; k0 < n; k0 += keys) skipped += k0 > std::min(q0 + rows, n) - 1;
+  for (int end = rows - 64 * missing; end - rows < n; end += rows)
+    for (int k0 = 0; k0 < n; k0 += keys) skipped += k0 > std::min(end, n) - 1;
   return skipped;
 }
 
@@ -106,14 +109,15 @@ TEST_CASE("causal grid: the kernel's iterations() skip exactly the key blocks in
       for (size_t t = 1; t < g.launch_order.size(); ++t)
         CHECK(g.iterations[g.launch_order[t]] <= g.iterations[g.launch_order[t - 1]]);
     }
-  // Lesson 15's sentence: at N = 1024 the first CTA loads 2 key blocks, the last 8.
+  // Lesson 15's sentences: at N = 1024 the first CTA loads 1 key block, the last 8; the first holds rows 0-63 only,
+  // in its third warpgroup, and its other two skip every block, as the kernel's has_work() says.
   const CausalGrid g = causal_grid(1024, 64, true);
-  CHECK(g.iterations.front() == 2);
+  CHECK(g.iterations.front() == 1);
   CHECK(g.iterations.back() == 8);
-  // ... of which two warpgroups (rows 1024 and on, past N) skip every block, as the kernel's has_work() says.
   for (int kv = 0; kv < g.kv_blocks; ++kv)
-    for (int c = 1; c < 3; ++c) CHECK(g.at(g.q_blocks - 1, kv, c) == PairWork::skipped);
-  CHECK(g.at(g.q_blocks - 1, g.kv_blocks - 1, 0) != PairWork::skipped);
+    for (int c = 0; c < 2; ++c) CHECK(g.at(0, kv, c) == PairWork::skipped);
+  CHECK(g.at(0, 0, 2) != PairWork::skipped);
+  for (int c = 0; c < 3; ++c) CHECK(g.at(g.q_blocks - 1, 0, c) != PairWork::skipped);  // the last CTA: all at work
   const Question q = make_question("skipped-blocks", {{"n", 2048}}, CausalState{});
   REQUIRE(q.error.empty());
   CHECK(accepts(q, double(skipped_by_definition(2048, 192, 128))));
@@ -162,12 +166,13 @@ TEST_CASE("overlap: the simulator says turning the self-overlap off slows the le
   }
   CHECK(!m.tensor_busy.empty());
   CHECK_FALSE(m.measured.has_value());  // no measured per-warp timeline yet
-  // Causal, SM 0 runs head 0's last block first (the longest), whose rows 1088 on lie past N: two
-  // warpgroups sit it out, so the scene draws the first SM whose three warpgroups compute.
+  // Causal, SM 0 runs head 0's last block first (the longest), whose rows end at N: its three
+  // warpgroups compute (the block with idle warpgroups is a head's first, short one), so the scene
+  // draws SM 0.
   const auto causal = simulate_attention_run(attention_run(AttnKnobs{1024, 64, 4, true}, false, 3, 0));
   REQUIRE(causal->error.empty());
   const OverlapModel mc = overlap_model(*causal);
-  CHECK(mc.sm != 0);
+  CHECK(mc.sm == 0);
   REQUIRE(mc.rows.size() == 3);
   for (const auto& r : mc.rows) CHECK(r.softmax > 0);
   const Question q = make_question("overlap-cost", {{"n", 1024}, {"heads", 4}}, OverlapState{});

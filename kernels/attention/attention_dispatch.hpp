@@ -77,18 +77,20 @@ static typename K::globals forward_globals(const void* q, const void* k, const v
   const auto gv = gl<bf16>::make(mutable_ptr<bf16>(v), s.batch, s.heads_kv, s.seq, s.dim);
   const auto go = gl<bf16>::make(static_cast<bf16*>(o), s.batch, s.heads_q, s.seq, s.dim);
   const float scale = softmax_scale(s);
-  return typename K::globals{tma::make_map<typename K::q_tile>(gq),
-                             tma::make_map<typename K::q_tile>(go),
-                             tma::make_map<typename K::kv_tile>(gk),
-                             tma::make_map<typename K::kv_tile>(gv),
-                             gl<float>::make(lse, s.batch, s.heads_q, 1, s.seq),
-                             static_cast<int>(s.batch),
-                             divisor(static_cast<int>(s.heads_q)),
-                             divisor(static_cast<int>(s.heads_q / s.heads_kv)),
-                             divisor(static_cast<int>(ceil_div(s.seq, K::consumers * K::block_q))),
-                             static_cast<int>(s.seq),
-                             scale,
-                             scale * log2_e};
+  typename K::globals g{tma::make_map<typename K::q_tile>(gq),
+                        tma::make_map<typename K::q_tile>(go),
+                        tma::make_map<typename K::kv_tile>(gk),
+                        tma::make_map<typename K::kv_tile>(gv),
+                        gl<float>::make(lse, s.batch, s.heads_q, 1, s.seq),
+                        static_cast<int>(s.batch),
+                        divisor(static_cast<int>(s.heads_q)),
+                        divisor(static_cast<int>(s.heads_q / s.heads_kv)),
+                        divisor(static_cast<int>(ceil_div(s.seq, K::consumers * K::block_q))),
+                        static_cast<int>(s.seq),
+                        scale,
+                        scale * log2_e};
+  g.lead_blocks = K::lead_blocks(static_cast<int>(s.seq));
+  return g;
 }
 
 // The persistent causal forward's schedule for a grid of `blocks` (tiles/sched/schedule.hpp), made

@@ -9,7 +9,7 @@
 // previous block's O += P V together and does this block's softmax while the latter runs, which
 // keeps the previous stage one iteration longer (release lag 1, so three stages). Tails are masked
 // (keys past N score -inf; rows past N are never stored), and causal blocks skip the key blocks
-// wholly in their future and the warpgroups whose rows all lie past N. Launched persistent
+// wholly in their future and the warpgroups that hold no rows. Launched persistent
 // (attention_layout.hpp says when), a block runs tile after tile, and the producer loads the next
 // tile's Q into a second tile stage; with causal masks, the tiles the launcher's schedule gives it.
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
@@ -46,6 +46,10 @@ struct attention_fwd {
     // Persistent with causal masks: each block's tiles (tiles/sched/schedule.hpp, made by
     // forward_schedule in attention_dispatch.hpp); null: the stride, for tiles of equal length.
     const int32_t* schedule = nullptr;
+    // Causal: the tiles are laid out from N down, so that the one tile with fewer than `consumers`
+    // 64-row blocks is the first, which sees one key block, not the last, which sees them all; its
+    // first lead_blocks warpgroups have no rows and sit it out (lead_blocks(), set by the dispatch).
+    int lead_blocks = 0;
   };
   struct tile_stage {
     q_tile q[consumers];
@@ -82,9 +86,24 @@ struct attention_fwd {
     const auto [b, h] = g.heads_q.divmod(bh);
     return {b, h, g.q_blocks - 1 - from_last};
   }
-  static TS_HD int first_row(const position& p, int consumer) { return (p.q_block * consumers + consumer) * block_q; }
-  // Causal: a warpgroup whose rows all lie past N (in the last block when N is no multiple of the
-  // block's rows) sits the tile out: +5-6 % at N 1024, +2 % at 4096. Not without a mask: there the
+  // A consumer's 64-row block of the sequence (negative: before row 0, in the first tile when causal).
+  static TS_HD int row_block(const globals& g, const position& p, int consumer) {
+    return p.q_block * consumers + consumer - (counts_from_n ? g.lead_blocks : 0);
+  }
+  static TS_HD int first_row(const globals& g, const position& p, int consumer) { return row_block(g, p, consumer) * block_q; }
+  // Causal at N = 1024: five tiles of 192 rows and one of 64 rows (1,024 = 5 x 192 + 64). Counted from
+  // row 0, the short tile is the last and takes all 8 key blocks with one warpgroup in three at work;
+  // counted from N, it is the first and takes one: the same output to the bit, 10-13 % faster at
+  // N 1024 and 2-4 % at 4096 (H200, 2026-11-27: data/measured/h200/attention-causal-lead.txt). (Not
+  // with Overlap, whose skip-free loop would compute rows before 0 and store them.)
+  static constexpr bool counts_from_n = Causal && !Overlap;
+  static constexpr int lead_blocks(int seq) {
+    const int blocks = (seq + block_q - 1) / block_q;
+    return counts_from_n ? (consumers - blocks % consumers) % consumers : 0;
+  }
+  // Causal: a warpgroup with no rows (before row 0 in a head's first block, lead_blocks; past N in
+  // the last, if the rows of a block are counted from 0) sits the tile out: +5-6 % at N 1024, +2 % at
+  // 4096 when the idle ones were the last block's. Not without a mask: there the
   // same test, in compute or once a tile in the pipeline, cost the self-overlapping D 64 instance
   // 18-24 % at every N (its loop spilled: 47 local-memory instructions against 10) and gained
   // nothing at D 128 (data/measured/h100/attention/fwd-skip-past-n.txt). Nor with Overlap: a tile
@@ -92,19 +111,23 @@ struct attention_fwd {
   // the causal self-overlapping instances ran 2-16 % faster (H100, 2026-11-26,
   // fwd-causal-variants.txt), still behind three consumers without self-overlap, the default.
   static TS_KERNEL_FN bool has_work(const globals& g, int tile, int consumer) {
-    return !Causal || Overlap || first_row(where(g, tile), consumer) < g.seq;
+    const int row = first_row(g, where(g, tile), consumer);
+    return !Causal || Overlap || (row >= 0 && row < g.seq);
   }
 
   static TS_HD int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
   static TS_HD int iterations(const globals& g, int tile) {
-    const int rows_end = Causal ? first_row(where(g, tile), consumers) : g.seq;  // keys a row of the block may see
+    const int rows_end = Causal ? first_row(g, where(g, tile), consumers) : g.seq;  // keys a row of the block may see
     const int keys = rows_end < g.seq ? rows_end : g.seq;
     return (keys + block_kv - 1) / block_kv;
   }
 
   static TS_KERNEL_FN void load_tile(tile_stage& t, const globals& g, int tile, barrier& full) {
     const position p = where(g, tile);
-    for (int c = 0; c < consumers; ++c) tma::load_async(t.q[c], g.q, {p.b, p.h, p.q_block * consumers + c, 0}, full);
+    for (int c = 0; c < consumers; ++c) {  // (a warpgroup with no rows gets row block 0, which it leaves alone)
+      const int rows = row_block(g, p, c);
+      tma::load_async(t.q[c], g.q, {p.b, p.h, counts_from_n && rows < 0 ? 0 : rows, 0}, full);
+    }
   }
   static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int kv_block, barrier& full) {
     const position p = where(g, tile);
@@ -120,7 +143,7 @@ struct attention_fwd {
       fill(s.max, -INFINITY);
       zero(s.sum);
     }
-    const int q0 = first_row(where(g, tile), consumer), k0 = kv_block * block_kv;
+    const int q0 = first_row(g, where(g, tile), consumer), k0 = kv_block * block_kv;
     if (Causal && k0 > q0 + block_q - 1) return accumulate_pending(s);  // every key is in this warpgroup's future
     const int warp_q0 = q0 + 16 * warpgroup::warpid();
 
@@ -190,10 +213,10 @@ struct attention_fwd {
     fence_async_shared();
     warpgroup::sync(consumer);
     if (leader) {
-      tma::store_async(g.o, t.q[consumer], {p.b, p.h, p.q_block * consumers + consumer, 0});
+      tma::store_async(g.o, t.q[consumer], {p.b, p.h, row_block(g, p, consumer), 0});
       tma::store_async_read_wait<0>();  // the producer may refill this tile once store returns
     }
-    warp::store(g.lse, out.lse[w], {p.b, p.h, 0, (p.q_block * consumers + consumer) * 4 + w});
+    warp::store(g.lse, out.lse[w], {p.b, p.h, 0, row_block(g, p, consumer) * 4 + w});
     warpgroup::sync(consumer);
   }
 

@@ -13,7 +13,7 @@
 namespace ts::viz {
 
 // One consumer warpgroup's share of one key block: skipped (every key in its future: the kernel
-// returns before the MMA; or every row past N: the pipeline calls no compute), masked (on the
+// returns before the MMA; or no rows, before 0 or past N: the pipeline calls no compute), masked (on the
 // diagonal or the tail's keys: some scores set to -inf), or full.
 enum class PairWork : uint8_t { skipped, masked, full };
 
@@ -29,7 +29,7 @@ struct CausalGrid {
   std::vector<int> launch_order;  // per launch slot t of one head: the q block it computes (the kernel's where())
   uint64_t loaded = 0;            // key blocks loaded over all CTAs of one head
   uint64_t not_loaded = 0;        // ... and the pairs of the full grid that no CTA loads
-  uint64_t warpgroup_skipped = 0; // loaded, but a warpgroup's rows all precede the keys (or lie past N)
+  uint64_t warpgroup_skipped = 0; // loaded, but a warpgroup's rows all precede the keys (or it has none)
   PairWork at(int q, int kv, int c) const { return work[(size_t(q) * kv_blocks + kv) * consumers + c]; }
   std::string error;
 };

@@ -82,8 +82,9 @@ struct OverlapModel {
   double first = 0, last = 0, tensor_idle = 0;
   std::optional<MeasuredTrack> measured;   // see MeasuredTrack
 };
-// The first SM whose every consumer warpgroup computes (an SM whose first tile is a block's last,
-// past N, has warpgroups that sit it out: attention_fwd::has_work), or SM 0 if none does.
+// The first SM whose every consumer warpgroup computes (with a causal mask, an SM whose first tile is
+// a head's first, short block has warpgroups that sit it out: attention_fwd::has_work), or SM 0 if
+// none does.
 OverlapModel overlap_model(const AttentionSim& sim);
 // The same from any spans of the forward (a measured timeline's).
 OverlapModel overlap_model(const std::vector<sim::Span>& spans, uint32_t sm);
