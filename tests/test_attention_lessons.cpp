@@ -246,23 +246,23 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
   const TrustModel all = trust_model(AttnTrustState{}, m);
   REQUIRE(all.summary.rfind("MAPE ", 0) == 0);
   CHECK(all.mape == Approx(std::stod(all.summary.substr(5))).margin(0.1));
-  // Lesson 17: the causal forward rows at N 1024 are above the diagonal by 13-15 %, the unmasked D 64
-  // ones from N 4096 on below it by 8-9 %, every other forward row within a few percent; the
-  // backward, every row 15-25 % optimistic, is the weakest.
+  // Lesson 17: the causal forward rows at N 1024 are above the diagonal by 11-15 %, the unmasked D 64
+  // ones from N 4096 on below it by about 7 %, every other forward row within a few percent; the
+  // backward, every row 13-26 % optimistic, is the weakest.
   int short_causal = 0, long_d64 = 0, others = 0;
   for (const CompareRow& r : m.compare) {
     INFO(r.shape << " " << r.config << ": " << r.error_percent << " %");
     if (r.backward) {
-      CHECK(r.error_percent >= 15);
-      CHECK(r.error_percent <= 25.5);
+      CHECK(r.error_percent >= 12.5);
+      CHECK(r.error_percent <= 26.5);
     } else if (r.shape.find(" N1024 ") != std::string::npos && r.causal) {
       ++short_causal;
-      CHECK(r.error_percent >= 12.5);
+      CHECK(r.error_percent >= 10.5);
       CHECK(r.error_percent <= 15.5);
     } else if (r.shape.find(" N1024 ") == std::string::npos && r.shape.find(" D64") != std::string::npos && !r.causal) {
       ++long_d64;
-      CHECK(r.error_percent <= -7.5);
-      CHECK(r.error_percent >= -9.5);
+      CHECK(r.error_percent <= -6.5);
+      CHECK(r.error_percent >= -7.5);
     } else {
       ++others;
       CHECK(std::abs(r.error_percent) < 6);
