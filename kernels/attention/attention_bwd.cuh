@@ -18,7 +18,8 @@
 // (bwd-shared-dq.txt). Here each consumer leaves its dS^T in one of two buffers and goes on; the one
 // whose turn it is multiplies both consumers' dS^T by their keys during the next iteration, so the
 // hand-over is an iteration old when it is needed. H100, 2026-11-27: +10-22 % on every shape
-// (data/measured/h100/attention/bwd-dq-turns.txt).
+// (data/measured/h100/attention/bwd-dq-turns.txt). At D = 128 the share has two 64-column parts, and
+// each consumer takes one every iteration (has_dq_part).
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include <cmath>
 
@@ -127,7 +128,7 @@ struct attention_bwd {
     ds_tile ds[2][consumers];
     dq_tile dq[consumers][DqBuffers];  // dQ shares on their way to global memory
     barrier ds_ready[2];  // an iteration's dS^T written by both consumers (one arrival per warp)
-    barrier ds_free[2];   // its dQ MMAs done (one arrival per warp of the consumer that multiplied)
+    barrier ds_free[2];   // its dQ MMAs done (one arrival per warp that multiplied a part of the share)
   };
   static constexpr uint32_t tile_bytes = 2 * consumers * kv_tile::bytes;
   struct input_stage {
@@ -151,7 +152,7 @@ struct attention_bwd {
   static TS_KERNEL_FN void init(tile_stage& t) {
     for (int b = 0; b < 2; ++b) {
       ts::init(t.ds_ready[b], 4 * consumers);
-      ts::init(t.ds_free[b], 4);
+      ts::init(t.ds_free[b], 4 * dq_parts);
     }
   }
 
@@ -198,8 +199,8 @@ struct attention_bwd {
     if (it == 0) s.fresh = true;
     const position p = where(g, tile, it);
     const uint32_t use = s.uses++;
-    // This consumer's turn at the previous iteration's dQ share (none before a tile's first).
-    const bool previous_dq = it > 0 && (use - 1) % 2 == static_cast<uint32_t>(consumer);
+    // This consumer's part of the previous iteration's dQ share (none before a tile's first).
+    const bool previous_dq = it > 0 && has_dq_part(use - 1, consumer);
     if (skips(p, consumer)) {  // its dS^T is zero: the share of this iteration adds nothing from these keys
       rt_bf<16, block_q> none;
       zero(none);
@@ -250,7 +251,7 @@ struct attention_bwd {
     if (previous_dq) {
       rt_fl<16, 64> dq;
       const position q = where(g, tile, it - 1);
-      start_dq(dq, t, use - 1, 0);
+      start_dq(dq, t, use - 1, consumer);
       warpgroup::mma_fence(s.dk);
       warpgroup::mma_AB(s.dk, ds_t, in.q, accumulate);
       warpgroup::mma_commit_group();
@@ -264,6 +265,16 @@ struct attention_bwd {
     warpgroup::mma_async_wait<0>(s.dv);  // (no wait: tells the compiler dV's registers are written)
   }
 
+  // Who multiplies which 64 columns of iteration `use`'s dQ share. D = 64: the consumers take turns at
+  // the whole share. D = 128: each consumer takes 64 of its columns every iteration, so that both do the
+  // same work and neither waits for a second MMA of the share before storing; H100, 2026-11-27: 2 % faster
+  // than turns on average, within the measurement's spread (data/measured/h100/attention/bwd-dq-columns.txt).
+  static constexpr int dq_parts = D / 64;
+  static TS_KERNEL_FN bool has_dq_part(uint32_t use, int consumer) {
+    return dq_parts == consumers || use % 2 == static_cast<uint32_t>(consumer);
+  }
+  static TS_KERNEL_FN int dq_column(int consumer) { return dq_parts == consumers ? consumer : 0; }
+
   // This warp's rows of its consumer's dS^T of iteration `use` into that iteration's buffer, once
   // the dQ share that last read the buffer (two iterations ago) is done; then the warp says so.
   static TS_KERNEL_FN void hand_over_ds(tile_stage& t, uint32_t use, int consumer, const rt_bf<16, block_q>& ds_t) {
@@ -273,33 +284,29 @@ struct attention_bwd {
     fence_async_shared();  // the stores, seen by the other consumer's wgmma
     if (elect_one()) arrive(t.ds_ready[b]);
   }
-  // The first 64 columns of the dQ share of iteration `use`: dS of both consumers times their keys,
-  // once both have written their dS^T.
-  static TS_KERNEL_FN void start_dq(rt_fl<16, 64>& dq, tile_stage& t, uint32_t use, int j) {
-    if (j == 0) wait(t.ds_ready[use % 2], (use / 2) & 1);
+  // This consumer's 64 columns of the dQ share of iteration `use`: dS of both consumers times their
+  // keys, once both have written their dS^T.
+  static TS_KERNEL_FN void start_dq(rt_fl<16, 64>& dq, tile_stage& t, uint32_t use, int consumer) {
+    wait(t.ds_ready[use % 2], (use / 2) & 1);
     warpgroup::mma_fence(dq);
-    for (int c = 0; c < consumers; ++c) warpgroup::mma_AtB(dq, t.ds[use % 2][c], column_block(t.k[c], j), c > 0);
+    for (int c = 0; c < consumers; ++c)
+      warpgroup::mma_AtB(dq, t.ds[use % 2][c], column_block(t.k[c], dq_column(consumer)), c > 0);
     warpgroup::mma_commit_group();
   }
-  // The rest of the share: each 64 columns added into global memory as its MMA finishes (Pending:
-  // the MMA groups committed after the first columns', left in flight), then the buffer freed.
+  // The columns added into global memory once their MMA is through (Pending: the MMA groups committed
+  // after it, left in flight), then the buffer freed of this warp's reads.
   template <int Pending>
   static TS_KERNEL_FN void finish_dq(consumer_state& s, tile_stage& t, const globals& g, const position& q, int consumer,
                                      rt_fl<16, 64>& dq, uint32_t use) {
     warpgroup::mma_async_wait<Pending>(dq);
-    add_dq(s, t, g, q, consumer, dq, 0);
-    if constexpr (D == 128) {
-      start_dq(dq, t, use, 1);
-      warpgroup::mma_async_wait<0>(dq);
-      add_dq(s, t, g, q, consumer, dq, 1);
-    }
-    if (elect_one()) arrive(t.ds_free[use % 2]);  // this warp's wgmma have read the buffer
+    add_dq(s, t, g, q, consumer, dq, dq_column(consumer));
+    if (elect_one()) arrive(t.ds_free[use % 2]);
   }
-  // The whole dQ share of iteration `use`, with no other MMA in flight.
+  // This consumer's part of the dQ share of iteration `use`, with no other MMA in flight.
   static TS_KERNEL_FN void add_share(consumer_state& s, tile_stage& t, const globals& g, const position& q, int consumer,
                                      uint32_t use) {
     rt_fl<16, 64> dq;
-    start_dq(dq, t, use, 0);
+    start_dq(dq, t, use, consumer);
     finish_dq<0>(s, t, g, q, consumer, dq, use);
   }
   // Columns [64 j, 64 j + 64) of a dQ share, through a staging tile, by TMA's reducing store.
@@ -322,12 +329,13 @@ struct attention_bwd {
     warpgroup::mma_async_wait<0>(s.dv);
   }
 
-  // The tile's last dQ share, by the consumer whose turn it is; then dK (times the softmax scale) and
-  // dV leave through this consumer's own K and V tiles, once that share has read both K tiles.
+  // The tile's last dQ share, by the consumers whose parts it holds; then dK (times the softmax scale)
+  // and dV leave through this consumer's own K and V tiles, once that share has read both K tiles.
   static TS_KERNEL_FN void store(consumer_state& s, tile_stage& t, output_stage&, const globals& g, int tile, int consumer) {
     const uint32_t last = s.uses - 1;
-    if (last % 2 == static_cast<uint32_t>(consumer)) add_share(s, t, g, where(g, tile, iterations(g, tile) - 1), consumer, last);
-    else wait(t.ds_free[last % 2], (last / 2) & 1);
+    const bool part = has_dq_part(last, consumer);
+    if (part) add_share(s, t, g, where(g, tile, iterations(g, tile) - 1), consumer, last);
+    if (!part || dq_parts > 1) wait(t.ds_free[last % 2], (last / 2) & 1);  // (D = 128: the other part, too)
     const position p = where(g, tile, 0);
     const bool leader = warpgroup::warpid() == 0 && elect_one();
     mul(s.dk, s.dk, g.scale);
