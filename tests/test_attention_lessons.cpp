@@ -248,13 +248,13 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
   CHECK(all.mape == Approx(std::stod(all.summary.substr(5))).margin(0.1));
   // Lesson 17: the causal forward rows at N 1024 are above the diagonal by 11-15 %, the unmasked D 64
   // ones from N 4096 on below it by about 7 %, every other forward row within a few percent; the
-  // backward, every row 13-26 % optimistic, is the weakest.
+  // backward, every row 8-28 % optimistic, is the weakest.
   int short_causal = 0, long_d64 = 0, others = 0;
   for (const CompareRow& r : m.compare) {
     INFO(r.shape << " " << r.config << ": " << r.error_percent << " %");
     if (r.backward) {
-      CHECK(r.error_percent >= 12.5);
-      CHECK(r.error_percent <= 26.5);
+      CHECK(r.error_percent >= 7.5);
+      CHECK(r.error_percent <= 28);
     } else if (r.shape.find(" N1024 ") != std::string::npos && r.causal) {
       ++short_causal;
       CHECK(r.error_percent >= 10.5);
