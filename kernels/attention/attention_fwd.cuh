@@ -93,9 +93,10 @@ struct attention_fwd {
   static TS_HD int first_row(const globals& g, const position& p, int consumer) { return row_block(g, p, consumer) * block_q; }
   // Causal at N = 1024: five tiles of 192 rows and one of 64 rows (1,024 = 5 x 192 + 64). Counted from
   // row 0, the short tile is the last and takes all 8 key blocks with one warpgroup in three at work;
-  // counted from N, it is the first and takes one: the same output to the bit, 10-13 % faster at
-  // N 1024 and 2-4 % at 4096 (H200, 2026-11-27: data/measured/h200/attention-causal-lead.txt). (Not
-  // with Overlap, whose skip-free loop would compute rows before 0 and store them.)
+  // counted from N, it is the first and takes one: the same output to the bit, 9-17 % faster at
+  // N 1024 and 1-3 % at 4096 on the H100 (2026-11-27: data/measured/h200/attention-causal-lead.txt,
+  // which has the H200's too). (Not with Overlap, whose skip-free loop would compute rows before 0
+  // and store them.)
   static constexpr bool counts_from_n = Causal && !Overlap;
   static constexpr int lead_blocks(int seq) {
     const int blocks = (seq + block_q - 1) / block_q;

@@ -47,8 +47,8 @@ void fill_grid(CausalGrid& g) {
     g.not_loaded += g.kv_blocks - g.iterations[q];
     for (int kv = 0; kv < g.iterations[q]; ++kv)
       for (int c = 0; c < g.consumers; ++c) {
-        // The pipeline's test (has_work: no rows, before 0 or past N), then compute()'s: the warpgroup's first row,
-        // and the last row it holds.
+        // The pipeline's test (has_work: no rows, before 0 or past N), then compute()'s: the
+        // warpgroup's first row, and the last row it holds.
         const int q0 = K::first_row(glob, {0, 0, q}, c), k0 = kv * K::block_kv;
         PairWork w = PairWork::full;
         if (!K::has_work(glob, t, c) || (Causal && k0 > q0 + K::block_q - 1)) w = PairWork::skipped, ++g.warpgroup_skipped;

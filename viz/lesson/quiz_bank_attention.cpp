@@ -181,10 +181,10 @@ Question skipped_blocks(const QuizParams& p, const SceneState& base) {
   if (!causal.error.empty()) return excluded(causal.error);
   Question q;
   q.text = "The causal attention forward gives each CTA " + std::to_string(causal.block_q) + " consecutive query rows, "
-           "counted back from row N - 1 in 64-row warpgroups (so the first CTA may hold fewer), and walks the keys in blocks "
-           "of " + std::to_string(causal.block_kv) + ", loading only key blocks that hold a key at or before the CTA's last "
-           "row. For one head with N = " + std::to_string(n) + " (the last key block may be partial), how many (CTA, key "
-           "block) pairs that the non-causal kernel loads does the causal one never load?";
+           "laid out from the end of the sequence in 64-row warpgroups (so the first CTA may hold fewer), and walks the "
+           "keys in blocks of " + std::to_string(causal.block_kv) + ", loading only key blocks that hold a key at or "
+           "before the CTA's last row. For one head with N = " + std::to_string(n) + " (the last key block may be "
+           "partial), how many (CTA, key block) pairs that the non-causal kernel loads does the causal one never load?";
   q.unit = "pairs";
   q.answer = double(causal.not_loaded);
   q.explanation = std::to_string(causal.q_blocks) + " CTAs x " + std::to_string(causal.kv_blocks) + " key blocks = " +
