@@ -79,8 +79,8 @@ TEST_CASE("the rescale factor of the exercise runs the kernel's ops", "[viz][att
 namespace {
 
 // (CTA, key block) pairs a causal CTA of `rows` query rows never needs: its last row precedes
-// every key of the block. Counted from the definition, not from the kernel.
-// CTAs of `rows` query rows counted back from N in 64-row warpgroups, so that only the first may hold fewer.
+// every key of the block. The CTAs are laid out back from N in 64-row warpgroups, so that only the
+// first may hold fewer rows. Counted from the definition, not from the kernel.
 uint64_t skipped_by_definition(int n, int rows, int keys) {
   const int warpgroups = (n + 63) / 64, per_cta = rows / 64;
   const int missing = (per_cta - warpgroups % per_cta) % per_cta;  // warpgroups the first CTA lacks
