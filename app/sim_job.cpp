@@ -160,7 +160,7 @@ std::vector<kernels::TracedLaunch> trace_job(const SimJob& job, uint32_t sms) {
       if (const std::string why = kernels::validate(s); !why.empty()) throw UsageError(why);
       if (job.backward) {
         check_int(kernels::backward_blocks(s), "the backward's block count", job);
-        check_int(kernels::backward_row_blocks(s), "the backward's per-row block count", job);
+        check_int(kernels::backward_row_tiles(s), "the backward's per-row tile count", job);
       } else {
         check_int(kernels::forward_tiles(s, kernels::resolve(s, job.attention_cfg)), "the tile count", job);
       }

@@ -39,7 +39,7 @@ void check_attention(const AttentionShape& s, bool backward, unsigned seed, cons
   CHECK(unwritten == 0);
   if (!backward) return;
   std::vector<bf16> dq(nq, nan), dk(nkv, nan), dv(nkv, nan);
-  run_attention_backward_host(q.data(), k.data(), v.data(), o.data(), d_o.data(), lse.data(), dq.data(), dk.data(), dv.data(), s);
+  run_attention_backward_host(q.data(), k.data(), v.data(), o.data(), d_o.data(), lse.data(), dq.data(), dk.data(), dv.data(), s, sms);
   CHECK(relative_error(dq, ref.dq, &unwritten) < 5e-3);
   CHECK(relative_error(dk, ref.dk, &unwritten) < 5e-3);
   CHECK(relative_error(dv, ref.dv, &unwritten) < 5e-3);
@@ -64,6 +64,10 @@ TEST_CASE("attention forward and backward on the host backend match a double ref
     const AttentionShape s{c.b, c.hq, c.hkv, c.n, c.d, c.causal, 0.f};
     check_attention(s, true, seed++);
   }
+  // The backward's per-row passes on two SMs: each block loops over several row blocks, and the
+  // prep pass zeroes every row block's dQ sums (the host runner's workspace starts as NaN).
+  check_attention(AttentionShape{1, 3, 1, 257, 64, true, 0.f}, true, seed++, {}, 2);
+  check_attention(AttentionShape{1, 1, 1, 200, 128, false, 0.f}, true, seed++, {}, 2);
 }
 
 TEST_CASE("every forward variant computes the same attention", "[attention][host]") {

@@ -1,9 +1,14 @@
 #pragma once
 // Attention backward: dQ, dK, dV from Q, K, V, O, dO and the forward's log-sum-exp, in three
 // kernels on the pipeline template:
-//   attention_bwd_prep   per query row: delta = rowsum(dO * O), and the log-sum-exp in base 2
+//   attention_bwd_prep   per query row: delta = rowsum(dO * O), the log-sum-exp in base 2, and the
+//                        row's fp32 dQ sums set to zero
 //   attention_bwd        per block of 128 keys: dK and dV in registers, dQ added into fp32
 //   attention_bwd_dq     dQ = scale * the fp32 sums, in bf16
+// The per-row passes are persistent (a block per SM, four tiles' loads in flight): a block per
+// 64-row tile spent most of its life waiting for its one load (H100, 2026-11-27: prep 83 us and dQ
+// 70 us at B16 H16 N1024 D64, against a main kernel of 400 us: data/measured/h100/attention/
+// bwd-side-passes.txt), and zeroing the sums in the prep spares the separate memset.
 // Why dQ by atomic adds: a block owns its keys, so dK and dV need no communication, while every
 // key block contributes to every query row's dQ. Recomputing dQ in a pass of its own would redo
 // two of the five matrix products (S and dP); adding each block's 64 x D share into an fp32 copy
@@ -37,13 +42,15 @@ template <class G> TS_KERNEL_FN coord row_block(const G& g, int tile) {
 
 template <int D>
 struct attention_bwd_prep {
-  static constexpr int consumers = 1, stages = 2, producer_registers = 24, consumer_registers = 240;
+  static constexpr int consumers = 1, stages = 4, producer_registers = 24, consumer_registers = 240;
   using tile = st<bf16, 64, D>;
   using rows = rt_bf<16, D>;
   using row_stats = row_vec<rt_fl<16, D>>;
+  using sum_tile = st<float, 64, 64>;  // 64 columns of a row block's fp32 dQ sums
   struct globals {
     tma::map<tile> o, d_o;
     gl<float> lse, delta, lse_log2;  // [B, H_q, 1, N] in; [B, H_q, 1, padded N] out
+    tma::map<sum_tile> dq_sums;      // fp32 [B, H_q, N, D]: zeroed here, summed into by attention_bwd
     int batch, heads_q, q_blocks;
   };
   struct input_stage {
@@ -51,9 +58,11 @@ struct attention_bwd_prep {
   };
   struct output_stage {
     sv<float, 16> delta[4], lse[4];
+    sum_tile zeros;  // written once per block; TMA stores it over every row block's sums
   };
   struct consumer_state {
     row_stats delta;
+    bool zeros_written = false;
   };
   static TS_KERNEL_FN int num_tiles(const globals& g) { return g.batch * g.heads_q * g.q_blocks; }
   static TS_KERNEL_FN int iterations(const globals&) { return 1; }
@@ -73,7 +82,22 @@ struct attention_bwd_prep {
   static TS_KERNEL_FN void compute_done(consumer_state&) {}
   static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int) {
     const int w = warpgroup::warpid();
+    const bool leader = w == 0 && elect_one();
     coord c = at(g, tile);
+    if (!s.zeros_written) {
+      rt_fl<16, 64> zeros;
+      zero(zeros);
+      warp::store(out.zeros, zeros, 16 * w, 0);
+      fence_async_shared();
+      warpgroup::sync(0);
+      s.zeros_written = true;
+    }
+    if (leader) {
+      // The zeros never change, so nothing waits for these stores but the kernel's end; this wait only
+      // keeps the bulk groups in flight few (the simulator tracks 16 per warp).
+      tma::store_async_read_wait<2>();
+      for (int j = 0; j < D / 64; ++j) tma::store_async(g.dq_sums, out.zeros, {c.b, c.h, c.r, j});
+    }
     c = {c.b, c.h, 0, c.r * 4 + w};  // this warp's 16 rows, as a 16-element vector of the row
     warp::store(out.delta[w], s.delta);
     warp::load(out.lse[w], g.lse, c);  // zeros past the last row
@@ -88,7 +112,9 @@ struct attention_bwd_prep {
     warp::store(g.delta, out.delta[w], c);
     warp::store(g.lse_log2, out.lse[w], c);
   }
-  static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {}
+  static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {
+    if (warpgroup::warpid() == 0 && elect_one()) tma::store_async_wait<0>();
+  }
 };
 
 // Stages and dQ staging tiles per consumer, measured (H100, attention_once; 2026-11-26: data/measured/
@@ -115,7 +141,7 @@ struct attention_bwd {
     tma::map<q_tile> q, d_o;
     tma::map<kv_tile> k, v, dk, dv;
     tma::map<row_vector> lse_log2, delta;  // [B, H_q, 1, N padded to 64]: TMA rows are 16-byte multiples
-    tma::map<dq_tile> dq;                  // fp32 [B, H_q, N, D], zeroed before the launch
+    tma::map<dq_tile> dq;                  // fp32 [B, H_q, N, D], zeroed by attention_bwd_prep
     int batch;
     divisor heads_kv, group, kv_blocks;  // group = H_q / H_kv; kv_blocks of consumers x 64 keys
     int q_blocks, seq;
@@ -360,7 +386,7 @@ struct attention_bwd {
 // dQ = scale * the fp32 sums of attention_bwd, rounded to bf16.
 template <int D>
 struct attention_bwd_dq {
-  static constexpr int consumers = 1, stages = 2, producer_registers = 24, consumer_registers = 240;
+  static constexpr int consumers = 1, stages = 4, producer_registers = 24, consumer_registers = 240;
   using acc_tile = st<float, 64, D>;
   using dq_tile = st<bf16, 64, D>;
   struct globals {

@@ -139,7 +139,8 @@ static backward_globals<B> make_backward_globals(const void* q, const void* k, c
   backward_globals<B> g{
       typename P::globals{tma::make_map<typename P::tile>(q_of(o)), tma::make_map<typename P::tile>(q_of(d_o)),
                           gl<float>::make(mutable_ptr<float>(lse), s.batch, s.heads_q, 1, s.seq), rows_of(delta),
-                          rows_of(lse_log2), static_cast<int>(s.batch), static_cast<int>(s.heads_q), q_blocks},
+                          rows_of(lse_log2), tma::make_map<typename P::sum_tile>(acc), static_cast<int>(s.batch),
+                          static_cast<int>(s.heads_q), q_blocks},
       typename M::globals{tma::make_map<typename M::q_tile>(q_of(q)), tma::make_map<typename M::q_tile>(q_of(d_o)),
                           tma::make_map<typename M::kv_tile>(kv_of(k)), tma::make_map<typename M::kv_tile>(kv_of(v)),
                           tma::make_map<typename M::kv_tile>(kv_of(dk)), tma::make_map<typename M::kv_tile>(kv_of(dv)),

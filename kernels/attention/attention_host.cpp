@@ -2,6 +2,8 @@
 // ts::host::launch in place of <<<...>>>, with the grid sizes of the GPU.
 #include "kernels/attention/attention_host.hpp"
 
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "kernels/attention/attention_dispatch.hpp"
@@ -23,16 +25,18 @@ void run_attention_forward_host(const bf16* q, const bf16* k, const bf16* v, bf1
 }
 
 void run_attention_backward_host(const bf16* q, const bf16* k, const bf16* v, const bf16* o, const bf16* d_o, const float* lse,
-                                 bf16* dq, bf16* dk, bf16* dv, const AttentionShape& s) {
+                                 bf16* dq, bf16* dk, bf16* dv, const AttentionShape& s, int sms) {
+  if (sms <= 0) throw std::invalid_argument("run_attention_backward_host: sms must be positive");
   const BackwardWorkspace ws(s);
-  std::vector<float> workspace(ws.bytes / sizeof(float));  // zeros: the fp32 dQ sums start there
-  void* base = workspace.data();                           // 16-byte aligned, as operator new gives
+  // NaN, as a fresh allocation may hold anything: the prep pass must zero the dQ sums itself.
+  std::vector<float> workspace(ws.bytes / sizeof(float), std::numeric_limits<float>::quiet_NaN());
+  void* base = workspace.data();  // 16-byte aligned, as operator new gives
   check_attention_args(s, {q, k, v, o, d_o, lse, dq, dk, dv, base});
   with_backward(s, [&]<class B>() {
     const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, base, s);
-    host::launch<typename B::prep>(static_cast<int>(backward_row_blocks(s)), g.prep);
+    host::launch<typename B::prep>(static_cast<int>(backward_row_blocks(s, sms)), g.prep);
     host::launch<typename B::main>(static_cast<int>(backward_blocks(s)), g.main);
-    host::launch<typename B::dq>(static_cast<int>(backward_row_blocks(s)), g.dq);
+    host::launch<typename B::dq>(static_cast<int>(backward_row_blocks(s, sms)), g.dq);
   });
 }
 

@@ -60,18 +60,15 @@ static void attention_backward_device(const void* q, const void* k, const void* 
                                       const float* lse, void* dq, void* dk, void* dv, void* workspace, const AttentionShape& s,
                                       cudaStream_t st, BlockClock* block_clocks, Before&& before) {
   check_attention_args(s, {q, k, v, o, d_o, lse, dq, dk, dv, workspace});
-  const BackwardWorkspace ws(s);
-  check_cuda(cudaMemsetAsync(static_cast<char*>(workspace) + ws.dq_offset, 0, ws.delta_offset - ws.dq_offset, st),
-             "cudaMemsetAsync(dQ sums)");
   with_backward(s, [&]<class B>() {
     const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, workspace, s);
     const std::string name = describe(s) + " bwd";
     before(BackwardLaunch::prep);
-    launch_pipeline<typename B::prep>(g.prep, static_cast<int>(backward_row_blocks(s)), st, nullptr, name + " prep");
+    launch_pipeline<typename B::prep>(g.prep, static_cast<int>(backward_row_blocks(s, sm_count())), st, nullptr, name + " prep");
     before(BackwardLaunch::main);
     launch_pipeline<typename B::main>(g.main, static_cast<int>(backward_blocks(s)), st, block_clocks, name);
     before(BackwardLaunch::dq);
-    launch_pipeline<typename B::dq>(g.dq, static_cast<int>(backward_row_blocks(s)), st, nullptr, name + " dq");
+    launch_pipeline<typename B::dq>(g.dq, static_cast<int>(backward_row_blocks(s, sm_count())), st, nullptr, name + " dq");
   });
 }
 

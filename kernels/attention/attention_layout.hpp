@@ -1,6 +1,7 @@
 #pragma once
 // What the launchers, the host runner and the configuration checks agree on besides the kernel
 // sources: the block sizes the dispatch picks, and where the backward's scratch lives. Plain C++.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -32,8 +33,8 @@ constexpr bool default_forward_persistent(bool) { return true; }
 constexpr int64_t kBackwardKeysPerBlock = 128;
 
 // Blocks of each launch (the launchers, the host runner and the configuration agree): the forward's
-// query blocks, or at most one per SM when persistent; the backward's key blocks, and the
-// backward's per-row passes (64 rows), one per tile.
+// query blocks, or at most one per SM when persistent; the backward's key blocks; and the
+// backward's per-row passes (64-row tiles), persistent: at most one block per SM.
 inline int64_t forward_tiles(const AttentionShape& s, const AttentionConfig& cfg) {  // cfg resolved
   return s.batch * s.heads_q * ceil_div(s.seq, 64 * cfg.consumers);
 }
@@ -42,7 +43,8 @@ inline int64_t forward_blocks(const AttentionShape& s, const AttentionConfig& cf
   return cfg.persistent && sms < tiles ? sms : tiles;
 }
 inline int64_t backward_blocks(const AttentionShape& s) { return s.batch * s.heads_kv * ceil_div(s.seq, kBackwardKeysPerBlock); }
-inline int64_t backward_row_blocks(const AttentionShape& s) { return s.batch * s.heads_q * ceil_div(s.seq, 64); }
+inline int64_t backward_row_tiles(const AttentionShape& s) { return s.batch * s.heads_q * ceil_div(s.seq, 64); }
+inline int64_t backward_row_blocks(const AttentionShape& s, int sms) { return std::min<int64_t>(backward_row_tiles(s), sms); }
 
 // The backward's scratch: dQ summed in fp32 [B, H_q, N, D], then per query row (padded to 64)
 // delta = rowsum(dO * O) and the log-sum-exp in base 2, each [B, H_q, padded N] fp32.

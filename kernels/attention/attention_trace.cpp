@@ -12,7 +12,7 @@ std::vector<TracedLaunch> attention_grid_traces(const AttentionShape& s, bool ba
   if (backward) {
     with_backward(s, [&]<class B>() {
       const auto g = backward_globals_for<B>(s);
-      const int rows = static_cast<int>(backward_row_blocks(s));
+      const int rows = static_cast<int>(backward_row_blocks(s, sms));
       launches.push_back({"backward prep", std::make_unique<PipelineGrid<typename B::prep>>(g.prep, rows)});
       launches.push_back({"backward", std::make_unique<PipelineGrid<typename B::main>>(g.main, static_cast<int>(backward_blocks(s)))});
       launches.push_back({"backward dq", std::make_unique<PipelineGrid<typename B::dq>>(g.dq, rows)});
