@@ -57,6 +57,7 @@ sim::SimReport simulate_launches(std::vector<kernels::TracedLaunch>& launches, c
     if (launches.size() == 1) {
       total = std::move(r);
     } else {
+      total.launches.push_back({launch.name, r.cycles});
       sim::append_launch(total, r, true);
     }
   }
@@ -120,6 +121,11 @@ std::string report_json(const sim::SimReport& r, double clock_mhz) {
                       {"l2_hit_rate", r.l2_hit_rate()}, {"hbm_read_bytes", r.hbm_read_bytes},
                       {"hbm_write_bytes", r.hbm_write_bytes}, {"blocks", r.blocks},
                       {"blocks_per_sm", r.blocks_per_sm}, {"ops", r.ops}};
+  if (!r.launches.empty()) {
+    nlohmann::json launches = nlohmann::json::array();
+    for (const auto& l : r.launches) launches.push_back({{"name", l.name}, {"cycles", l.cycles}, {"seconds", l.cycles / (clock_mhz * 1e6)}});
+    j["launches"] = launches;
+  }
   return j.dump(2);
 }
 

@@ -17,7 +17,7 @@ namespace ts::app {
 VerbRun add_sim_verb(CLI::App& cli) {
   struct Args {
     JobArgs job;
-    std::string machine, timeline, clock = "sustained";
+    std::string machine, timeline, clock = "sustained", launch;
     int timeline_sms = 2;
     bool json = false, stats = false, force = false;
   };
@@ -30,6 +30,9 @@ VerbRun add_sim_verb(CLI::App& cli) {
   cmd->add_flag("--json", a->json, "Print the report as JSON");
   cmd->add_option("--timeline", a->timeline, "Write per-warp spans (Chrome trace format, opens in Perfetto)");
   cmd->add_option("--timeline-sms", a->timeline_sms, "How many SMs the timeline shows");
+  cmd->add_option("--launch", a->launch,
+                  "Only this launch of a pass of several: 'backward prep', 'backward' or 'backward dq' (attention --bwd), "
+                  "'gemm' or 'split-K sum' (a split-K GEMM)");
   cmd->add_flag("--stats", a->stats, "Print pipe and issue-slot utilisations, shared-memory traffic by kind, the simulator's own speed");
   cmd->add_flag("--force", a->force, "Simulate even a configuration estimated to take more than a couple of minutes");
   return [cmd, a]() -> int {
@@ -45,7 +48,7 @@ VerbRun add_sim_verb(CLI::App& cli) {
     const auto t0 = std::chrono::steady_clock::now();
     sim::SimReport r;
     try {
-      r = run_job(job, p, a->force, timeline_sms);
+      r = run_job(job, p, a->force, timeline_sms, a->launch);
     } catch (const sim::SimCancelled& e) {
       std::fprintf(stderr, "tilescope: %s\n", e.what());
       return kExitInterrupted;  // nothing written: the timeline only follows a finished run
@@ -63,6 +66,8 @@ VerbRun add_sim_verb(CLI::App& cli) {
       std::printf("%s on %s\n", title.c_str(), machine.name.c_str());
       std::printf("predicted time      %10.3f ms   %7.1f TFLOPS   (%.0f cycles at %.0f MHz)\n", r.seconds * 1e3, r.tflops,
                   r.cycles, p.clock_mhz);
+      for (const auto& l : r.launches)
+        std::printf("  launch %-12s %10.3f ms   (%.0f cycles)\n", l.name.c_str(), l.cycles / (p.clock_mhz * 1e6) * 1e3, l.cycles);
       std::printf("busy                tensor %5.1f %%  TMA %5.1f %%  L2 reads %5.1f %%  L2 stores %5.1f %%  HBM %5.1f %%\n",
                   100 * r.tensor_busy, 100 * r.tma_busy, 100 * r.l2_busy, 100 * r.l2_store_busy, 100 * r.hbm_busy);
       std::printf("bank conflicts      %llu (of %llu wavefronts in register <-> shared moves)\n",

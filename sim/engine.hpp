@@ -139,6 +139,13 @@ struct SimReport {
   uint32_t blocks = 0, blocks_per_sm = 0;
   std::vector<Span> spans;  // only for the SMs asked for
   std::vector<BarrierEvent> barrier_events;  // only for the SMs asked for, in the order they happened
+  // A pass of several launches (the attention backward's three, split-K's two): each one's name and
+  // cycles, in launch order; empty for one launch.
+  struct Launch {
+    std::string name;
+    double cycles = 0;
+  };
+  std::vector<Launch> launches;
   double l2_hit_rate() const {
     const double total = double(l2_hit_bytes) + double(hbm_read_bytes);
     return total > 0 ? double(l2_hit_bytes) / total : 0;

@@ -29,6 +29,11 @@ expect_cli(2 "split_k must be 1..64" ARGS sim gemm --m 256 --n 256 --k 2048 --sp
 # Attention from its own sources: forward, backward (three launches), tails, GQA, the knobs.
 expect_cli(0 "forward on" ARGS sim attention --b 1 --h 2 --n 512 --d 64)
 expect_cli(0 "causal backward" ARGS sim attention --b 1 --h 2 --n 300 --d 64 --causal --bwd)
+# Each of the backward's launches on a line of its own, and one of them alone.
+expect_cli(0 "launch backward dq " ARGS sim attention --b 1 --h 2 --n 300 --d 64 --bwd)
+expect_cli(0 "\"name\": \"backward prep\"" ARGS sim attention --b 1 --h 2 --n 300 --d 64 --bwd --json)
+expect_cli(0 "backward on" ARGS sim attention --b 1 --h 2 --n 300 --d 64 --bwd --launch "backward dq")
+expect_cli(2 "has no launch named 'main'" ARGS sim attention --b 1 --h 2 --n 300 --d 64 --bwd --launch main)
 expect_cli(0 "\"sfu\"" ARGS sim attention --b 1 --h 4 --hkv 2 --n 256 --d 128 --json)
 expect_cli(0 "sub-partition 3" ARGS sim attention --b 1 --h 2 --n 256 --d 64 --consumers 2 --overlap 1 --stats)
 expect_cli(2 "head dimension must be 64 or 128" ARGS sim attention --n 512 --d 80)
