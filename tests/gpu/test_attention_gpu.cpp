@@ -7,6 +7,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernels/attention/attention_api.hpp"
@@ -121,6 +122,37 @@ TEST_CASE("attention small case for compute-sanitizer", "[gpu][small][attention]
     CHECK(e.unwritten == 0);
     CHECK(e.o < 5e-3);
   }
+}
+
+TEST_CASE("attention runs from a thread whose first CUDA call it is", "[gpu][attention]") {
+  if (!have_gpu()) return;
+  // PyTorch runs a backward on its own autograd thread. A tensor map is encoded by the driver in the
+  // thread's current context, which a thread has only once a runtime call has bound it: the backward's
+  // maps failed there (CUDA_ERROR_INVALID_CONTEXT) when no memset came before them.
+  const AttentionShape s{1, 2, 2, 256, 64, true, 0.f};
+  std::mt19937 rng(21);
+  const std::size_t n = s.batch * s.heads_q * s.seq * s.dim;
+  const auto hq = random_bf16(n, rng), hk = random_bf16(n, rng), hv = random_bf16(n, rng), hdo = random_bf16(n, rng);
+  Device<bf16> q(hq), k(hk), v(hv), d_o(hdo), o(n), dq(n), dk(n), dv(n);
+  Device<float> lse(s.batch * s.heads_q * s.seq);
+  Device<char> workspace(attention_backward_workspace_bytes(s));
+  dq.poison();
+  std::string error;
+  std::thread([&] {
+    try {
+      attention_forward(q.p, k.p, v.p, o.p, lse.p, s, nullptr);
+      attention_backward(q.p, k.p, v.p, o.p, d_o.p, lse.p, dq.p, dk.p, dv.p, workspace.p, s, nullptr);
+      ok(cudaDeviceSynchronize(), "attention on a fresh thread");
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }).join();
+  CHECK(error.empty());
+  INFO(error);
+  const Reference ref = reference(s, hq, hk, hv, hdo);
+  std::size_t unwritten = 0;
+  CHECK(relative_error(dq.get(), ref.dq, &unwritten) < 5e-3);
+  CHECK(unwritten == 0);
 }
 
 TEST_CASE("attention refuses bad input before launching", "[gpu][attention]") {

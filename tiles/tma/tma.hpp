@@ -86,6 +86,16 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return fn;
 }
 
+// The driver encodes a map in the calling thread's current context, and a thread has none until a
+// CUDA runtime call binds the device's primary context to it. PyTorch runs a backward on a thread of
+// its own, whose first CUDA call the attention backward's maps were (CUDA_ERROR_INVALID_CONTEXT);
+// cudaSetDevice binds the context (CUDA 12 and later), and costs little when it is bound already.
+inline void bind_device_context() {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaSetDevice(device) != cudaSuccess)
+    throw std::runtime_error("tma::make_map: no CUDA device whose context could encode a tensor map");
+}
+
 // Host: describe `g` as boxes of (block_cols x rows) elements, swizzled as ST is.
 template <Shared ST, class GL>
 map<ST> make_map(const GL& g) {
@@ -100,6 +110,7 @@ map<ST> make_map(const GL& g) {
                                  g.cols() * g.rows() * g.heads() * sizeof(T)};
   const cuuint32_t box_dims[4] = {box::block_cols, box::rows, 1, 1};
   const cuuint32_t elem_strides[4] = {1, 1, 1, 1};
+  bind_device_context();
   const CUresult r = tensor_map_encoder()(&m.tensor_map, data_type<T>(), 4, g.ptr, dims, strides, box_dims, elem_strides,
                                             CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle_mode(box::swizzle),
                                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
