@@ -48,7 +48,8 @@ double attention_flops(const AttentionShape& s, bool backward);
 void attention_forward(const void* q, const void* k, const void* v, void* o, float* lse, const AttentionShape& s,
                        void* stream, BlockClock* block_clocks = nullptr, const AttentionConfig& cfg = {});
 
-// Scratch the backward needs (fp32 dQ accumulator and the row sums of dO * O), in bytes.
+// Scratch the backward needs (fp32 dQ accumulator and the row sums of dO * O), in bytes. Its content
+// on entry does not matter: the backward's first launch writes all of it that the others read.
 std::size_t attention_backward_workspace_bytes(const AttentionShape& s);
 void attention_backward(const void* q, const void* k, const void* v, const void* o, const void* d_o, const float* lse,
                         void* dq, void* dk, void* dv, void* workspace, const AttentionShape& s, void* stream,

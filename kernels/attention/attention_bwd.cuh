@@ -6,9 +6,10 @@
 //   attention_bwd        per block of 128 keys: dK and dV in registers, dQ added into fp32
 //   attention_bwd_dq     dQ = scale * the fp32 sums, in bf16
 // The per-row passes are persistent (a block per SM, four tiles' loads in flight): a block per
-// 64-row tile spent most of its life waiting for its one load (H100, 2026-11-27: prep 83 us and dQ
-// 70 us at B16 H16 N1024 D64, against a main kernel of 400 us: data/measured/h100/attention/
-// bwd-side-passes.txt), and zeroing the sums in the prep spares the separate memset.
+// 64-row tile spent most of its life waiting for its one load, and zeroing the sums in the prep
+// spares a memset of its own (H100, 2026-11-27, B16 H16 N1024 D64: memset, prep and dQ pass 26 + 83 +
+// 70 us before, 67 + 39 us after, beside a main kernel of 400 us: data/measured/h100/attention/
+// bwd-side-passes.txt).
 // Why dQ by atomic adds: a block owns its keys, so dK and dV need no communication, while every
 // key block contributes to every query row's dQ. Recomputing dQ in a pass of its own would redo
 // two of the five matrix products (S and dP); adding each block's 64 x D share into an fp32 copy
