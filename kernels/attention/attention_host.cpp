@@ -34,9 +34,10 @@ void run_attention_backward_host(const bf16* q, const bf16* k, const bf16* v, co
   check_attention_args(s, {q, k, v, o, d_o, lse, dq, dk, dv, base});
   with_backward(s, [&]<class B>() {
     const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, base, s);
-    host::launch<typename B::prep>(static_cast<int>(backward_row_blocks(s, sms)), g.prep);
+    const int row_blocks = static_cast<int>(backward_row_blocks(s, sms));  // both per-row passes
+    host::launch<typename B::prep>(row_blocks, g.prep);
     host::launch<typename B::main>(static_cast<int>(backward_blocks(s)), g.main);
-    host::launch<typename B::dq>(static_cast<int>(backward_row_blocks(s, sms)), g.dq);
+    host::launch<typename B::dq>(row_blocks, g.dq);
   });
 }
 

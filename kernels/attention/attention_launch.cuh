@@ -63,12 +63,13 @@ static void attention_backward_device(const void* q, const void* k, const void* 
   with_backward(s, [&]<class B>() {
     const auto g = make_backward_globals<B>(q, k, v, o, d_o, lse, dq, dk, dv, workspace, s);
     const std::string name = describe(s) + " bwd";
+    const int row_blocks = static_cast<int>(backward_row_blocks(s, sm_count()));  // both per-row passes
     before(BackwardLaunch::prep);
-    launch_pipeline<typename B::prep>(g.prep, static_cast<int>(backward_row_blocks(s, sm_count())), st, nullptr, name + " prep");
+    launch_pipeline<typename B::prep>(g.prep, row_blocks, st, nullptr, name + " prep");
     before(BackwardLaunch::main);
     launch_pipeline<typename B::main>(g.main, static_cast<int>(backward_blocks(s)), st, block_clocks, name);
     before(BackwardLaunch::dq);
-    launch_pipeline<typename B::dq>(g.dq, static_cast<int>(backward_row_blocks(s, sm_count())), st, nullptr, name + " dq");
+    launch_pipeline<typename B::dq>(g.dq, row_blocks, st, nullptr, name + " dq");
   });
 }
 
