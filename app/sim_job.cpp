@@ -27,7 +27,12 @@ std::string SimJob::title() const {
 }
 
 void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
-  auto* kernel = cmd->add_option("kernel", a.kernel, "Kernel: gemm or attention");
+  // `--h` (heads) and the help flag's `-h` share the name "h": CLI11 2.1 lets them be, newer releases
+  // (2.4 on the GPU machine) throw OptionAlreadyAdded when the app is built, so every verb crashed.
+  // These verbs take help as --help only.
+  cmd->set_help_flag("--help", "Print this help message and exit");
+  // Named KERNEL, not kernel: CLI11 2.4 takes a positional "kernel" and compare's --kernel for one name.
+  auto* kernel = cmd->add_option("KERNEL", a.kernel, "Kernel: gemm or attention");
   if (kernel_required) kernel->required();
   cmd->add_option("--m", a.m, "gemm: rows of A and C");
   cmd->add_option("--n", a.n, "gemm: columns of B and C; attention: sequence length");
