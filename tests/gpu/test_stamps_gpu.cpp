@@ -98,3 +98,38 @@ TEST_CASE("recording a sample of blocks and warps: only those record, and a bad 
   opt.capacity = 1u << 24;  // 1000 blocks x 12 warps x 256 MiB: far past the budget
   CHECK_THROWS_AS(kernels::record_gemm({1024, 2048, 128}, cfg, opt), std::invalid_argument);
 }
+
+TEST_CASE("a recorded attention forward: a run of register math is one record, and the spans keep the math", "[gpu]") {
+  if (!have_gpu()) return;
+  const kernels::AttentionShape shape{1, 2, 2, 1000, 64, false, 0.f};  // a tail: the last key block is masked
+  kernels::RecordOptions opt;
+  opt.timing_reps = 0;
+  const kernels::RecordedRun run = kernels::record_attention(shape, {}, false, opt);
+  const stamp::Recording& r = run.recording;
+  REQUIRE(!r.headers.empty());
+  int consumer_warps = 0;
+  for (size_t slot = 0; slot < r.headers.size(); ++slot) {
+    const stamp::WarpHeader& h = r.headers[slot];
+    REQUIRE(h.valid == 1);
+    CHECK(h.dropped == 0);
+    const stamp::Record* rec = r.slot_records(slot);
+    std::map<OpKind, int> count;
+    int math_after_math = 0;
+    for (uint32_t i = 0; i < h.count; ++i) {
+      const auto kind = static_cast<OpKind>(rec[i].kind);
+      ++count[kind];
+      if (i > 0 && kind == OpKind::math && static_cast<OpKind>(rec[i - 1].kind) == OpKind::math) ++math_after_math;
+      if (i > 0) CHECK(rec[i].start >= rec[i - 1].start + rec[i - 1].cycles);
+    }
+    INFO("block " << h.block << " warp " << h.warp);
+    CHECK(math_after_math == 0);
+    if (count[OpKind::mma_commit] > 0) {  // a consumer: softmax math between its waits in every key block
+      ++consumer_warps;
+      CHECK(count[OpKind::math] >= count[OpKind::mma_commit] / 2);
+    }
+  }
+  CHECK(consumer_warps > 0);
+  int math_spans = 0;
+  for (const auto& s : sim::spans_from_stamps(r).spans) math_spans += s.kind == OpKind::math && s.end > s.start;
+  CHECK(math_spans > 0);
+}

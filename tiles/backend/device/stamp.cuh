@@ -34,8 +34,12 @@ static __constant__ Plan g_plan;
 // one thread running an elected branch) touches its entry.
 struct WarpState {
   int32_t slot;
-  uint32_t cursor;
+  uint32_t cursor;  // records tried, and kInMathRun when the last of them was register math
 };
+// A run of register math becomes one span from its first op to the next op of another kind
+// (sim/stamps.cpp), so only a run's first math op writes a record: the forward's loop has a dozen
+// math ops per key block between its waits (kernels/stamps/README.md has what that saved).
+inline constexpr uint32_t kInMathRun = 1u << 31;
 static __shared__ __align__(8) WarpState g_warp[kMaxWarps];
 
 __device__ inline uint64_t now() {
@@ -80,11 +84,12 @@ __device__ inline WarpState load_state() {
 // cost 14 % more than the plain build, with it about 50 %; reading the clock cost nothing.
 __device__ inline void write(WarpState w, uint8_t kind, uint32_t arg, uint64_t start, uint64_t end, uint8_t repeat = 0) {
   if (w.slot < 0) return;  // not recording, or not the lane that writes
-  g_warp[threadIdx.x / 32].cursor = w.cursor + 1;
-  if (w.cursor >= g_plan.capacity) return;
+  const uint32_t tried = w.cursor & ~kInMathRun;
+  g_warp[threadIdx.x / 32].cursor = (tried + 1) | (kind == static_cast<uint8_t>(sim::OpKind::math) ? kInMathRun : 0u);
+  if (tried >= g_plan.capacity) return;
   const uint4 r{static_cast<uint32_t>(start), static_cast<uint32_t>(start >> 32), static_cast<uint32_t>(end - start),
                 kind | (uint32_t{repeat} << 8) | ((arg & 0xffffu) << 16)};
-  __stcs(reinterpret_cast<uint4*>(g_plan.records + static_cast<uint64_t>(w.slot) * g_plan.capacity + w.cursor), r);
+  __stcs(reinterpret_cast<uint4*>(g_plan.records + static_cast<uint64_t>(w.slot) * g_plan.capacity + tried), r);
 }
 
 // Times an op from construction to destruction (ops of one warp never nest, so the entry read at
@@ -108,6 +113,7 @@ class Scope {
 // `repeat`: the op stands for that many more of its kind (a TMA load of several boxes).
 __device__ inline void mark(sim::OpKind kind, uint32_t arg = 0, uint8_t repeat = 0) {
   const WarpState w = load_state();
+  if (kind == sim::OpKind::math && (w.cursor & kInMathRun)) return;  // the run's first op has its record
   const uint64_t t = now();
   write(w, static_cast<uint8_t>(kind), arg, t, t, repeat);
 }
@@ -133,7 +139,7 @@ __device__ inline void end_block() {
   WarpHeader& h = g_plan.headers[g_warp[w].slot];
   h.clock_end = now();
   h.ns_end = global_ns();
-  const uint32_t tried = g_warp[w].cursor;
+  const uint32_t tried = g_warp[w].cursor & ~kInMathRun;
   h.count = tried < g_plan.capacity ? tried : g_plan.capacity;
   h.dropped = tried - h.count;
   h.valid = 1;
