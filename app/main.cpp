@@ -2,6 +2,7 @@
 #include <iostream>
 #include <vector>
 
+#include "app/cli_names.hpp"
 #include "app/timeline_gui.hpp"
 #include "app/verbs.hpp"
 
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
                  "With no verb: open this measured timeline (bench --timeline-measured) above the simulation of its "
                  "configuration, with zoom and the block picker");
   try {
+    ts::app::check_option_names(cli);
     cli.parse(argc, argv);
     gui.zoom_given = zoom->count() > 0;
     for (auto& run : verbs)
