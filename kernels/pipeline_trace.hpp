@@ -58,7 +58,7 @@ class PipelineGrid final : public sim::GridTrace {
 };
 
 // Distinct, 16-byte aligned stand-in addresses for the tensors of a traced launch. With 32-bit
-// pointers (WebAssembly) small ones whose tensor_id (tiles/backend/host/tma.hpp) is the same as
+// pointers (WebAssembly) small ones whose tensor_id (tiles/backend/host/trace.hpp) is the same as
 // the 64-bit ones', so that a traced launch simulates alike on both.
 inline void* trace_address(int tensor) {
   const uint64_t a = sizeof(void*) >= 8 ? uint64_t(tensor + 1) << 40 : uint64_t(tensor + 1) << 8;

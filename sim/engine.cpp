@@ -10,8 +10,8 @@ namespace engine_state {
 
 namespace {
 bool uses_shared_unit(OpKind k) {
-  return k == OpKind::mma || k == OpKind::math || k == OpKind::tma_load ||
-         k == OpKind::tma_store || k == OpKind::smem_store || k == OpKind::smem_load;
+  return k == OpKind::mma || k == OpKind::math || k == OpKind::tma_load || k == OpKind::tma_store ||
+         k == OpKind::smem_store || k == OpKind::smem_load || k == OpKind::gmem_load || k == OpKind::gmem_store;
 }
 }  // namespace
 
@@ -359,6 +359,10 @@ bool Engine::run_ops(uint32_t wid) {
         }
         return true;
       case OpKind::set_registers: break;
+      case OpKind::gmem_load:
+      case OpKind::gmem_store:
+        global_access(w, blk, op);
+        break;
     }
     w.has_op = false;
   }

@@ -47,6 +47,8 @@ struct EngineParams {
   double store_bytes_per_cycle = 1970;      // chip-wide rate at which the L2 takes TMA stores
   double reduce_bytes_per_cycle = 1970;     // ... and TMA reducing stores (a read-modify-write in L2)
   double barrier_latency = 20;              // from phase completion to a waiter running
+  double gmem_latency_l2 = 274;             // a warp's plain global load (gmem_load): its data on an L2 hit
+  double gmem_latency_hbm = 705;            // ... and on a miss
   // The SM's sub-partitions (at most kMaxSubPartitions) and their math pipes, indexed by Pipe:
   // cycles between two warp instructions on one pipe, and from an instruction to its result.
   // (Round figures here, for hand-timed tests; engine_params() takes the machine file's.)

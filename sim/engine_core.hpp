@@ -167,6 +167,7 @@ class Engine {
 
   // A warp's register <-> shared-memory op, on the SM's shared-memory pipe.
   void shared_access(Warp& w, Sm& sm, const TraceOp& op);
+  void global_access(Warp& w, Block& blk, const TraceOp& op);
 
   SubPartition& sub_partition(Sm& sm, const Warp& w) const { return sm.sub[w.index % p_.sub_partitions]; }
 

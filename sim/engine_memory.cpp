@@ -83,6 +83,39 @@ void Engine::store_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
   span(w, op.kind, start, read_done);
 }
 
+// A warp's plain loads or stores of global memory (a shared vector's copy: a few hundred bytes at
+// most): through the L2's queue, and HBM's on a miss. A load's warp waits for the data, a dependent
+// load's latency as calibrated (l2_hit_latency, hbm_latency_measured); a store's goes on.
+void Engine::global_access(Warp& w, Block& blk, const TraceOp& op) {
+  const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
+  if (bytes == 0) return;  // wholly outside the tensor: no memory moves
+  const bool load = op.kind == OpKind::gmem_load;
+  const bool hit = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
+  l2_free_ = std::max(l2_free_, w.time) + bytes / p_.l2_bytes_per_cycle;
+  l2_busy_ += bytes / p_.l2_bytes_per_cycle;
+  if (!load) {
+    if (!hit) {  // allocated in L2, written back later
+      hbm_free_ = std::max(hbm_free_, w.time) + bytes / p_.hbm_bytes_per_cycle;
+      hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+      report_.hbm_write_bytes += bytes;
+    }
+    return;
+  }
+  double done = std::max(w.time + p_.gmem_latency_l2, l2_free_);
+  if (hit) {
+    ++report_.l2_hits;
+    report_.l2_hit_bytes += bytes;
+  } else {
+    ++report_.l2_misses;
+    report_.hbm_read_bytes += bytes;
+    hbm_free_ = std::max(hbm_free_, w.time) + bytes / p_.hbm_bytes_per_cycle;
+    hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+    done = std::max({done, w.time + p_.gmem_latency_hbm, hbm_free_});
+  }
+  span(w, op.kind, w.time, done);
+  w.time = done;
+}
+
 // Wait until at most `keep` bulk store groups are still reading shared memory (or, `writes`,
 // still writing global memory).
 void Engine::wait_stores(Warp& w, bool writes, size_t keep) {

@@ -26,6 +26,8 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.tma_latency_l2 = std::max(0.0, m.tma_load_latency_under_load.value - box_transfer);
   p.tma_latency_hbm = std::max(0.0, m.tma_load_latency_hbm.value - box_transfer);
   p.barrier_latency = m.mbarrier_round_trip.value / 2;
+  p.gmem_latency_l2 = m.l2_hit_latency.value;
+  p.gmem_latency_hbm = m.hbm_latency_measured.value;
   p.smem_latency = m.smem_latency.value;
   p.smem_port_bytes_per_cycle = m.smem_bandwidth_per_sm.value;
   p.lsu_load_bytes_under_mma = m.lsu_load_bytes_under_wgmma.value;

@@ -30,6 +30,8 @@ std::string_view op_name(OpKind k) {
     case OpKind::block_sync: return "block_sync";
     case OpKind::set_registers: return "set_registers";
     case OpKind::math: return "math";
+    case OpKind::gmem_load: return "gmem_load";
+    case OpKind::gmem_store: return "gmem_store";
   }
   return "?";
 }
@@ -118,7 +120,7 @@ std::string timeline_json(const SimReport& r, const EngineParams& p) {
 namespace {
 
 std::optional<OpKind> op_by_name(std::string_view name) {
-  for (int k = 0; k <= static_cast<int>(OpKind::math); ++k)
+  for (int k = 0; k < kOpKinds; ++k)
     if (op_name(static_cast<OpKind>(k)) == name) return static_cast<OpKind>(k);
   return std::nullopt;
 }

@@ -189,6 +189,27 @@ TEST_CASE("TMA reducing stores: the L2 takes them at their own rate", "[engine]"
   CHECK(run(add).cycles == Approx(327.68));
 }
 
+TEST_CASE("a plain global load waits for its data, HBM's latency on a miss and the L2's on a hit; a store does not wait", "[engine]") {
+  EngineParams p = simple_params();
+  p.gmem_latency_l2 = 300;
+  p.gmem_latency_hbm = 700;
+  TraceOp row = op(OpKind::gmem_load, 0, 0, 64);
+  row.box = GlobalBox{3, 1, 64, 0};
+  TraceOp out = row;
+  out.kind = OpKind::gmem_store;
+  out.box.tensor = 4;
+  // Miss (700: the 64 bytes' 0.64 and 1.28 cycles on the L2 and HBM servers are under the latency),
+  // then the same bytes again: a hit, 300 more. The store after them costs the warp nothing; the
+  // kernel ends when its bytes are written back to HBM, 64 / 50 cycles later.
+  HandGrid grid({{row, row, out}});
+  const SimReport r = simulate(grid, p);
+  CHECK(r.cycles == Approx(1000 + 1.28));
+  CHECK(r.l2_misses == 1);
+  CHECK(r.l2_hits == 1);
+  CHECK(r.hbm_read_bytes == 64);
+  CHECK(r.hbm_write_bytes == 64);
+}
+
 TEST_CASE("one wgmma: pipe time plus latency", "[engine]") {
   // m64n256k16 = 64*256*16*2 = 524288 FLOP; each of the warpgroup's four warps issues its quarter
   // onto its own sub-partition's tensor core (1024 FLOP/cycle): 128 cycles, + 10 latency.

@@ -439,4 +439,25 @@ TEST_CASE("trace mode: register ops record their pipe cost, memory ops the simul
     warp::mma_AB(acc, a, b, acc);
   };
   CHECK_THROWS_WITH(run(mma), Catch::Contains("warp::mma: trace mode"));
+  // A shared vector's plain copy: the bytes the warp moves, for the L2 model; a tail moves only what
+  // lies inside the tensor. A plain tile copy is refused.
+  static float row[100];
+  const auto tensor = gl<float>::make(row, 1, 1, 1, 100);
+  auto& v = *reinterpret_cast<sv<float, 64>*>(smem);
+  const auto vector_copies = [&] {
+    warp::load(v, tensor, {0, 0, 0, 0});   // elements 0..63: 256 bytes
+    warp::store(tensor, v, {0, 0, 0, 1});  // elements 64..127, of which 64..99 exist: 144 bytes
+  };
+  const auto copies = ops_of(vector_copies);
+  REQUIRE(copies.size() == 2);
+  CHECK(copies[0].kind == sim::OpKind::gmem_load);
+  CHECK(copies[0].box.rows == 1);
+  CHECK(copies[0].box.row_bytes == 256);
+  CHECK(copies[0].box.offset == 0);
+  CHECK(copies[1].kind == sim::OpKind::gmem_store);
+  CHECK(copies[1].box.row_bytes == 144);
+  CHECK(copies[1].box.offset == 64 * 4);
+  CHECK(copies[0].box.tensor == copies[1].box.tensor);
+  auto& tile = *reinterpret_cast<st<float, 16, 16>*>(smem);
+  CHECK_THROWS_WITH(run([&] { warp::load(tile, tensor, {0, 0, 0, 0}); }), Catch::Contains("plain copy"));
 }

@@ -116,7 +116,9 @@ ImU32 kind_colour(sim::OpKind k) {
     case sim::OpKind::block_sync:
     case sim::OpKind::warpgroup_sync: return colour::waiting;
     case sim::OpKind::smem_load:
-    case sim::OpKind::smem_store: return IM_COL32(200, 120, 230, 255);
+    case sim::OpKind::smem_store:
+    case sim::OpKind::gmem_load:
+    case sim::OpKind::gmem_store: return IM_COL32(200, 120, 230, 255);
     case sim::OpKind::math: return IM_COL32(230, 210, 90, 255);
     default: return colour::faint;
   }

@@ -144,6 +144,8 @@ std::vector<LegendEntry> legend_entries(const PipelineModel& m) {
       {sim::OpKind::math, "register math"},
       {sim::OpKind::smem_load, "shared load"},
       {sim::OpKind::smem_store, "shared store"},
+      {sim::OpKind::gmem_load, "global load (plain)"},
+      {sim::OpKind::gmem_store, "global store (plain)"},
       {sim::OpKind::tma_store, "TMA store (tick: issue)"},
       {sim::OpKind::warpgroup_sync, "warpgroup sync"},
   };
@@ -175,11 +177,13 @@ ImU32 kind_colour(sim::OpKind k, bool producer) {
     case sim::OpKind::tma_load: return colour::tma;
     case sim::OpKind::mma: return colour::mma;
     case sim::OpKind::smem_store:
+    case sim::OpKind::gmem_store:
     case sim::OpKind::tma_store: return colour::epilogue;
     case sim::OpKind::warpgroup_sync: return kSync;
     case sim::OpKind::mma_wait: return kOwnMma;
     case sim::OpKind::math: return kMath;
-    case sim::OpKind::smem_load: return kSmemLoad;
+    case sim::OpKind::smem_load:
+    case sim::OpKind::gmem_load: return kSmemLoad;
     default: return colour::waiting;
   }
 }

@@ -3,9 +3,10 @@
 // device's bounds (zeros loaded for, nothing stored to, elements outside the tensor). A warpgroup
 // copy splits the 16-byte chunks among its warps exactly as the GPU's threads do (chunk e goes to
 // thread e % 128, so to warp (e % 128) / 32): a kernel in which one warp of four forgets to copy
-// gets holes here too. Not modelled by the simulator yet: refused in trace mode, except for shared
-// vectors (a row of at most a few hundred bytes, such as attention's log-sum-exp), which record
-// nothing yet.
+// gets holes here too. Trace mode records a shared vector's copy (a row of at most a few hundred
+// bytes, such as attention's log-sum-exp) as gmem_load / gmem_store of the calling warp's chunks, for
+// the simulator's L2 and HBM; a tile's plain copy is refused there (no kernel uses one yet).
+#include <algorithm>
 #include <cstdint>
 
 #include "tiles/backend/host/core.hpp"
@@ -21,11 +22,34 @@ template <class G> inline bool in_tensor(const G& g, int64_t b, int64_t h, int64
   return b >= 0 && b < g.batch() && h >= 0 && h < g.heads() && r >= 0 && r < g.rows() && c >= 0 && c < g.cols();
 }
 
+// Trace mode: the calling warp's chunks of a shared vector's copy (kind gmem_load or gmem_store): the
+// in-range bytes of each run of 32 consecutive chunks it moves (chunk e goes to thread e % Threads), one
+// op per run; nothing for a warp with no chunk (a warpgroup copy of a short vector).
+template <int Threads, class S, class G>
+inline void trace_vector_copy(sim::OpKind kind, const G& g, int64_t b, int64_t h, int64_t r0, int64_t c0, int first_thread) {
+  using K = chunks<S>;
+  using T = typename G::dtype;
+  const bool row_inside = b >= 0 && b < g.batch() && h >= 0 && h < g.heads() && r0 >= 0 && r0 < g.rows();
+  for (int first = first_thread; first < K::count; first += Threads) {
+    const int64_t c_first = c0 + int64_t{first} * K::per;
+    const int64_t c_end = std::min<int64_t>(c0 + int64_t{std::min(K::count, first + 32)} * K::per, g.cols());
+    const bool inside = row_inside && c_first < c_end;
+    const auto bytes = static_cast<uint32_t>(inside ? (c_end - c_first) * int64_t{sizeof(T)} : 0);
+    sim::TraceOp& op = host::record(kind, 0, 0, bytes);
+    op.box.tensor = host::tensor_id(g.ptr);
+    op.box.offset = inside ? static_cast<uint64_t>(g.offset(b, h, r0, c_first)) * sizeof(T) : 0;
+    op.box.rows = inside ? 1 : 0;
+    op.box.row_bytes = bytes;
+  }
+}
+
 template <int Threads, class S, class G>
 inline void copy_from_global(S& dst, const G& src, int64_t b, int64_t h, int64_t r0, int64_t c0, int first_thread) {
   using T = typename S::dtype;
   using K = chunks<S>;
-  if (SharedVector<S> && host::tracing()) return;
+  if constexpr (SharedVector<S>) {
+    if (host::tracing()) return trace_vector_copy<Threads, S>(sim::OpKind::gmem_load, src, b, h, r0, c0, first_thread);
+  }
   not_traced("load from global (plain copy)");
   for (int e = 0; e < K::count; ++e) {
     if (e % Threads < first_thread || e % Threads >= first_thread + 32) continue;  // another warp's chunk
@@ -38,7 +62,9 @@ inline void copy_from_global(S& dst, const G& src, int64_t b, int64_t h, int64_t
 template <int Threads, class G, class S>
 inline void copy_to_global(const G& dst, const S& src, int64_t b, int64_t h, int64_t r0, int64_t c0, int first_thread) {
   using K = chunks<S>;
-  if (SharedVector<S> && host::tracing()) return;
+  if constexpr (SharedVector<S>) {
+    if (host::tracing()) return trace_vector_copy<Threads, S>(sim::OpKind::gmem_store, dst, b, h, r0, c0, first_thread);
+  }
   not_traced("store to global (plain copy)");
   for (int e = 0; e < K::count; ++e) {
     if (e % Threads < first_thread || e % Threads >= first_thread + 32) continue;

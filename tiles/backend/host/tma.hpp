@@ -60,14 +60,6 @@ map<ST> make_map(const GL& g) {
   return m;
 }
 
-// Which tensor a box belongs to, for the L2 model (boxes of distinct tensors never share lines): the
-// tensor's base address folded into 32 bits, so that addresses that differ only above bit 36 (the
-// stand-in addresses of a traced launch, kernels/pipeline_trace.hpp) stay distinct.
-inline uint32_t tensor_id(const void* p) {
-  const uint64_t a = reinterpret_cast<std::uintptr_t>(p);  // 64 bits also where pointers have 32
-  return static_cast<uint32_t>(a >> 4) ^ static_cast<uint32_t>(a >> 36);
-}
-
 // One warp (elected thread on the GPU): load tile `idx` (in units of ST's rows and cols) into `dst`
 // and complete ST::bytes on `bar`, which the caller armed with expect_bytes(bar, ST::bytes).
 // Trace mode: the boxes (one per column block of ST) as the copy engine moves them; only the
@@ -82,7 +74,7 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
     const int64_t c0 = int64_t{idx.c} * box::cols + int64_t{j} * box::block_cols;
     const int64_t cols = std::max<int64_t>(0, std::min<int64_t>(box::block_cols, m.dims[3] - c0));
     sim::TraceOp& op = host::record(kind, barrier_id, count, box::block_bytes);
-    op.box.tensor = tensor_id(m.ptr);
+    op.box.tensor = host::tensor_id(m.ptr);
     op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
     op.box.rows = static_cast<uint32_t>(rows);
     op.box.row_bytes = static_cast<uint32_t>(cols * int64_t{sizeof(T)});

@@ -6,6 +6,7 @@
 // which keeps memory bounded however large the grid.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -228,5 +229,13 @@ class TracedBlock {
   std::vector<std::vector<sim::TraceOp>> buffers_;
   std::vector<std::unique_ptr<Warp>> warps_;  // last: destroyed (fibers unwound) first
 };
+
+// Which tensor a box belongs to, for the L2 model (boxes of distinct tensors never share lines): the
+// tensor's base address folded into 32 bits, so that addresses that differ only above bit 36 (the
+// stand-in addresses of a traced launch, kernels/pipeline_trace.hpp) stay distinct.
+inline uint32_t tensor_id(const void* p) {
+  const uint64_t a = reinterpret_cast<std::uintptr_t>(p);  // 64 bits also where pointers have 32
+  return static_cast<uint32_t>(a >> 4) ^ static_cast<uint32_t>(a >> 36);
+}
 
 }  // namespace ts::host

@@ -32,7 +32,11 @@ enum class OpKind : uint8_t {
   block_sync,      // all warps of the block (`barrier` 1: of every block of the cluster)
   set_registers,   // setmaxnreg: `count` registers per thread from here on
   math,            // register-tile math of this warp: `pipes` says how many warp instructions go to each pipe
+  gmem_load,       // plain loads from global memory by the warp's lanes (ld.global into a shared vector):
+                   // `box` says which bytes; the warp waits for them (the L2's latency, or HBM's on a miss)
+  gmem_store,      // plain stores to global memory by the warp's lanes: `box`; the warp does not wait
 };
+inline constexpr int kOpKinds = static_cast<int>(OpKind::gmem_store) + 1;
 
 // The math pipes of an SM sub-partition that register-tile ops issue to. Which instruction goes
 // where (tiles/ops/pipe_cost.hpp): fma: FFMA, FADD, FMUL, moves; alu: FMNMX, compares, selects,
@@ -96,7 +100,7 @@ struct TraceOp {
   uint32_t bytes = 0;
   uint32_t flops = 0;
   union {
-    GlobalBox box;            // tma_load / tma_store
+    GlobalBox box;            // tma_load / tma_store / gmem_load / gmem_store
     SmemAccess smem;          // smem_load / smem_store
     PipeCounts pipes;         // math
   };
