@@ -1,0 +1,144 @@
+// The engine's memory system on hand-written op streams, timed by hand: TMA loads through the L2 and
+// HBM (and a cluster's multicast), the SM's TMA port, TMA stores and reducing stores, plain global
+// loads and stores.
+#include <catch2/catch.hpp>
+
+#include "tests/engine_test_grid.hpp"
+
+using namespace ts::sim;
+using namespace ts::sim::engine_test;
+
+TEST_CASE("one TMA load: HBM miss then L2 hit, timed by hand", "[engine]") {
+  // 16 KB box. Miss: L2 server 16384/100 = 163.84 cycles, HBM server 16384/50 = 327.68, + 400
+  // HBM latency -> the bytes land at 727.68. A second load of the same box hits: 163.84 cycles on
+  // the L2 server and the 200-cycle L2 latency.
+  const std::vector<TraceOp> warp = {op(OpKind::barrier_init, 1, 1), op(OpKind::expect_bytes, 1, 0, 16384), load(1, 0),
+                                     op(OpKind::wait, 1, 0),
+                                     op(OpKind::expect_bytes, 1, 0, 16384), load(1, 0), op(OpKind::wait, 1, 1)};
+  HandGrid grid({warp});
+  const SimReport r = simulate(grid, simple_params());
+  CHECK(r.l2_misses == 1);
+  CHECK(r.l2_hits == 1);
+  CHECK(r.hbm_read_bytes == 16384);
+  CHECK(r.l2_hit_bytes == 16384);
+  // The second load is issued when the wait returns, at 727.68; the L2 server is free by then.
+  CHECK(r.cycles == Approx(727.68 + 163.84 + 200));
+}
+
+TEST_CASE("a cluster of 2: a multicast load is read once and lands in both blocks", "[engine][cluster]") {
+  // Each block of the cluster loads its own 16 KB box for both (CTA mask 0b11) and waits for
+  // the two; both barriers take 32 KB. The L2 serves 2 boxes, not 4: 2 x 163.84 cycles on its
+  // server, the second one's bytes land at 327.68 + 200 (HBM made as fast as L2 here).
+  EngineParams p = simple_params();
+  p.sms = 2;
+  p.hbm_bytes_per_cycle = 1e12;
+  p.tma_latency_hbm = 200;
+  TraceOp shared = load(1, 0);
+  shared.count = 0b11;
+  const std::vector<TraceOp> warp = {op(OpKind::barrier_init, 1, 1), op(OpKind::block_sync, 1), op(OpKind::expect_bytes, 1, 0, 32768),
+                                     shared, op(OpKind::wait, 1, 0), op(OpKind::block_sync, 1)};
+  HandGrid grid({warp}, 2, 1024, 2);
+  const SimReport r = simulate(grid, p);
+  CHECK(r.l2_hits + r.l2_misses == 2);
+  CHECK(r.l2_hit_bytes + r.hbm_read_bytes == 32768);
+  CHECK(r.cycles == Approx(2 * 163.84 + 200));
+
+  // Arrivals on both blocks' barriers (count c: cluster rank c - 1), as the pipeline's consumers
+  // hand a stage back: each barrier has its two.
+  const std::vector<TraceOp> handoff = {op(OpKind::barrier_init, 2, 2), op(OpKind::block_sync, 1), op(OpKind::arrive, 2, 1),
+                                        op(OpKind::arrive, 2, 2), op(OpKind::wait, 2, 0), op(OpKind::block_sync, 1)};
+  HandGrid pair({handoff}, 2, 1024, 2);
+  CHECK_NOTHROW(simulate(pair, p));
+  // Without the peer's arrival (each block arrives on its own barrier once of two): a deadlock.
+  const std::vector<TraceOp> alone = {op(OpKind::barrier_init, 2, 2), op(OpKind::block_sync, 1), op(OpKind::arrive, 2, 0),
+                                      op(OpKind::wait, 2, 0), op(OpKind::block_sync, 1)};
+  HandGrid lonely({alone}, 2, 1024, 2);
+  CHECK_THROWS_WITH(simulate(lonely, p), Catch::Contains("deadlock") && Catch::Contains("1 of 2 arrivals"));
+  // A grid that is not whole clusters is refused.
+  HandGrid odd({warp}, 3, 1024, 2);
+  CHECK_THROWS_WITH(simulate(odd, p), Catch::Contains("not whole clusters"));
+}
+
+TEST_CASE("the SM's TMA port paces one SM's loads", "[engine]") {
+  // Two 16 KB boxes through a 32 B/cycle port: the second's bytes are in at 1024 cycles, then the
+  // 200-cycle L2 latency (both hit: L2 and HBM servers are made fast).
+  EngineParams p = simple_params();
+  p.tma_bytes_per_cycle_per_sm = 32;
+  p.l2_bytes_per_cycle = 1e12;
+  p.hbm_bytes_per_cycle = 1e12;
+  p.tma_latency_hbm = 200;
+  HandGrid grid({{op(OpKind::barrier_init, 1, 1), op(OpKind::expect_bytes, 1, 0, 32768), load(1, 0), load(1, 16384),
+                  op(OpKind::wait, 1, 0)}});
+  CHECK(simulate(grid, p).cycles == Approx(1024 + 200));
+}
+
+namespace {
+// Stores with their latencies as given, the L2 taking them at `rate` bytes per cycle, HBM not in the way.
+EngineParams store_params(double latency, double under_load, double rate) {
+  EngineParams p = simple_params();
+  p.tma_store_latency = latency;
+  p.tma_store_latency_under_load = under_load;
+  p.store_bytes_per_cycle = rate;
+  p.hbm_bytes_per_cycle = 1e12;
+  return p;
+}
+// One warp issuing `stores` in one bulk group and waiting until they have read shared memory.
+std::vector<TraceOp> stores_then_wait(std::initializer_list<TraceOp> stores) {
+  std::vector<TraceOp> w(stores);
+  w.push_back(op(OpKind::tma_store_commit));
+  w.push_back(op(OpKind::tma_store_wait, 0, 0));
+  return w;
+}
+}  // namespace
+
+TEST_CASE("TMA stores: alone at their own latency, slower with every SM storing", "[engine]") {
+  // Stores alone: 500 cycles until the staging tile may be reused. In flight across the chip they
+  // slow down towards 4500 cycles, in proportion to how many are in flight per SM.
+  EngineParams p = store_params(500, 4500, 1e12);
+  p.sms = 2;
+  HandGrid alone({stores_then_wait({store(0)})});
+  CHECK(simulate(alone, p).cycles == Approx(500));
+  // Two stores back to back from one warp (2 SMs in the machine): the first sees none in flight
+  // (500), the second sees one, half an SM's worth of load: 500 + 0.5 * 4000 = 2500.
+  HandGrid grid({stores_then_wait({store(0), store(16384)})});
+  const SimReport r = simulate(grid, p);
+  CHECK(r.cycles == Approx(2500));
+  CHECK(r.hbm_write_bytes == 32768);
+}
+
+TEST_CASE("TMA reducing stores: the L2 takes them at their own rate", "[engine]") {
+  // One 16 KB box with everything else fast: the L2's store side is the limit, 16384 / 100 cycles
+  // for a plain store and 16384 / 50 for a reducing one (count 1: a read-modify-write in L2).
+  EngineParams p = store_params(10, 10, 100);
+  p.tma_bytes_per_cycle_per_sm = 1e12;
+  p.reduce_bytes_per_cycle = 50;
+  TraceOp add = store(0);
+  add.count = 1;
+  const auto run = [&](const TraceOp& s) {
+    HandGrid grid({stores_then_wait({s})});
+    return simulate(grid, p);
+  };
+  CHECK(run(store(0)).cycles == Approx(163.84));
+  CHECK(run(add).cycles == Approx(327.68));
+}
+
+TEST_CASE("a plain global load waits for its data, HBM's latency on a miss and the L2's on a hit; a store does not wait", "[engine]") {
+  EngineParams p = simple_params();
+  p.gmem_latency_l2 = 300;
+  p.gmem_latency_hbm = 700;
+  TraceOp row = op(OpKind::gmem_load, 0, 0, 64);
+  row.box = GlobalBox{3, 1, 64, 0};
+  TraceOp out = row;
+  out.kind = OpKind::gmem_store;
+  out.box.tensor = 4;
+  // Miss (700: the 64 bytes' 0.64 and 1.28 cycles on the L2 and HBM servers are under the latency),
+  // then the same bytes again: a hit, 300 more. The store after them costs the warp nothing; the
+  // kernel ends when its bytes are written back to HBM, 64 / 50 cycles later.
+  HandGrid grid({{row, row, out}});
+  const SimReport r = simulate(grid, p);
+  CHECK(r.cycles == Approx(1000 + 1.28));
+  CHECK(r.l2_misses == 1);
+  CHECK(r.l2_hits == 1);
+  CHECK(r.hbm_read_bytes == 64);
+  CHECK(r.hbm_write_bytes == 64);
+}
