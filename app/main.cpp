@@ -1,5 +1,7 @@
 // tilescope: the lesson GUI (no verb), and the command-line verbs.
+#include <algorithm>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "app/cli_names.hpp"
@@ -34,9 +36,16 @@ int main(int argc, char** argv) {
   cli.add_option("--timeline", timeline.file,
                  "With no verb: open this measured timeline (bench --timeline-measured) above the simulation of its "
                  "configuration, with zoom and the block picker");
+  // The job verbs take help as --help only (their --h is the heads: app/cli_names.hpp); -h still asks
+  // for help everywhere.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  for (std::string& a : args)
+    if (a == "-h") a = "--help";
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+  cli.name(argv[0]);                        // (parse(argc, argv) would have named it)
   try {
     ts::app::check_option_names(cli);
-    cli.parse(argc, argv);
+    cli.parse(args);
     gui.zoom_given = zoom->count() > 0;
     for (auto& run : verbs)
       if (int rc = run(); rc >= 0) return rc;

@@ -29,7 +29,7 @@ std::string SimJob::title() const {
 void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   // `--h` (heads) and the help flag's `-h` share the name "h": CLI11 2.1 lets them be, newer releases
   // (2.4 on the GPU machine) throw OptionAlreadyAdded when the app is built, so every verb crashed.
-  // These verbs take help as --help only.
+  // These verbs take help as --help only (main() turns a -h into --help).
   cmd->set_help_flag("--help", "Print this help message and exit");
   // Named KERNEL, not kernel: CLI11 2.4 takes a positional "kernel" and compare's --kernel for one name.
   auto* kernel = cmd->add_option("KERNEL", a.kernel, "Kernel: gemm or attention");
