@@ -38,11 +38,10 @@ int main(int argc, char** argv) {
                  "configuration, with zoom and the block picker");
   // The job verbs take help as --help only (their --h is the heads: app/cli_names.hpp); -h still asks
   // for help everywhere.
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (std::string& a : args)
-    if (a == "-h") a = "--help";
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(std::string(argv[i]) == "-h" ? "--help" : argv[i]);
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
-  cli.name(argv[0]);                        // (parse(argc, argv) would have named it)
+  if (argc > 0) cli.name(argv[0]);          // (parse(argc, argv) would have named it)
   try {
     ts::app::check_option_names(cli);
     cli.parse(args);

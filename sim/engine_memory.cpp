@@ -88,7 +88,7 @@ void Engine::store_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
 // load's latency as calibrated (l2_hit_latency, hbm_latency_measured); a store's goes on.
 void Engine::global_access(Warp& w, Block& blk, const TraceOp& op) {
   const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
-  if (bytes == 0) return;  // wholly outside the tensor: no memory moves
+  if (bytes == 0) return;  // an empty box moves nothing
   const bool load = op.kind == OpKind::gmem_load;
   const bool hit = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
   l2_free_ = std::max(l2_free_, w.time) + bytes / p_.l2_bytes_per_cycle;

@@ -447,6 +447,7 @@ TEST_CASE("trace mode: register ops record their pipe cost, memory ops the simul
   const auto vector_copies = [&] {
     warp::load(v, tensor, {0, 0, 0, 0});   // elements 0..63: 256 bytes
     warp::store(tensor, v, {0, 0, 0, 1});  // elements 64..127, of which 64..99 exist: 144 bytes
+    warp::load(v, tensor, {0, 0, 0, 2});   // elements 128..191: none exists, nothing moves, no op
   };
   const auto copies = ops_of(vector_copies);
   REQUIRE(copies.size() == 2);

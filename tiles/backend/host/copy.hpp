@@ -24,7 +24,7 @@ template <class G> inline bool in_tensor(const G& g, int64_t b, int64_t h, int64
 
 // Trace mode: the calling warp's chunks of a shared vector's copy (kind gmem_load or gmem_store): the
 // in-range bytes of each run of 32 consecutive chunks it moves (chunk e goes to thread e % Threads), one
-// op per run; nothing for a warp with no chunk (a warpgroup copy of a short vector).
+// op per run; nothing for a warp with no chunk (a warpgroup copy of a short vector) or none inside the tensor.
 template <int Threads, class S, class G>
 inline void trace_vector_copy(sim::OpKind kind, const G& g, int64_t b, int64_t h, int64_t r0, int64_t c0, int first_thread) {
   using K = chunks<S>;
@@ -33,12 +33,12 @@ inline void trace_vector_copy(sim::OpKind kind, const G& g, int64_t b, int64_t h
   for (int first = first_thread; first < K::count; first += Threads) {
     const int64_t c_first = c0 + int64_t{first} * K::per;
     const int64_t c_end = std::min<int64_t>(c0 + int64_t{std::min(K::count, first + 32)} * K::per, g.cols());
-    const bool inside = row_inside && c_first < c_end;
-    const auto bytes = static_cast<uint32_t>(inside ? (c_end - c_first) * int64_t{sizeof(T)} : 0);
+    if (!row_inside || c_first >= c_end) continue;  // outside the tensor: the device moves nothing
+    const auto bytes = static_cast<uint32_t>((c_end - c_first) * int64_t{sizeof(T)});
     sim::TraceOp& op = host::record(kind, 0, 0, bytes);
     op.box.tensor = host::tensor_id(g.ptr);
-    op.box.offset = inside ? static_cast<uint64_t>(g.offset(b, h, r0, c_first)) * sizeof(T) : 0;
-    op.box.rows = inside ? 1 : 0;
+    op.box.offset = static_cast<uint64_t>(g.offset(b, h, r0, c_first)) * sizeof(T);
+    op.box.rows = 1;
     op.box.row_bytes = bytes;
   }
 }
