@@ -168,6 +168,8 @@ class Engine {
   // A warp's register <-> shared-memory op, on the SM's shared-memory pipe.
   void shared_access(Warp& w, Sm& sm, const TraceOp& op);
   void global_access(Warp& w, Block& blk, const TraceOp& op);
+  bool read_global(uint32_t sm, const GlobalBox& box, double start);
+  void write_global(uint32_t sm, const GlobalBox& box, double start, double l2_cycles);
 
   SubPartition& sub_partition(Sm& sm, const Warp& w) const { return sm.sub[w.index % p_.sub_partitions]; }
 

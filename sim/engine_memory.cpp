@@ -1,22 +1,21 @@
 // The engine's memory system: TMA loads (through the L2, HBM on a miss, and each receiving SM's
-// port) and stores (the L2's intake, write-back to HBM), bulk-group waits, and register <-> shared
-// moves on the SM's shared-memory pipe (wavefronts from the bank model).
+// port) and stores (the L2's intake, write-back to HBM), a warp's plain global loads and stores,
+// bulk-group waits, and register <-> shared moves on the SM's shared-memory pipe (wavefronts from
+// the bank model).
 #include <algorithm>
 
 #include "sim/engine_core.hpp"
 
 namespace ts::sim::engine_state {
 
-// A TMA box from global memory into shared memory: through this SM's TMA unit, the L2's read
-// bandwidth (and HBM's on a miss), and each receiving SM's port; its bytes complete on the barrier.
-void Engine::load_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
-  const double start = issue_tma(sm, w.time);
-  const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
-  // SMs are wired to partitions in contiguous halves (which SM sits where is not published).
-  const bool hit = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
+// `box` read from global memory from `start` on: the L2's queue, and HBM's on a miss, counted in the
+// report. Returns whether it hit. (SMs are wired to partitions in contiguous halves: which SM sits
+// where is not published.)
+bool Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
+  const uint64_t bytes = uint64_t{box.rows} * box.row_bytes;
+  const bool hit = l2_[size_t{sm} * l2_.size() / p_.sms].access(box);
   l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
   l2_busy_ += bytes / p_.l2_bytes_per_cycle;
-  double from_memory = l2_free_ + p_.tma_latency_l2;
   if (hit) {
     ++report_.l2_hits;
     report_.l2_hit_bytes += bytes;
@@ -25,8 +24,32 @@ void Engine::load_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
     report_.hbm_read_bytes += bytes;
     hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
     hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
-    from_memory = std::max(from_memory, hbm_free_ + p_.tma_latency_hbm);
   }
+  return hit;
+}
+
+// `box` written from `start` on, once the L2 has taken it (`l2_cycles` of its queue): the L2
+// allocates the lines (written back later), so they take room from inputs. A box stored again while
+// still there (a reducing store into an accumulator: attention's dQ) merges into the dirty lines and
+// is written back once, counted at its first store; back to back, that traffic competes with reads.
+void Engine::write_global(uint32_t sm, const GlobalBox& box, double start, double l2_cycles) {
+  const uint64_t bytes = uint64_t{box.rows} * box.row_bytes;
+  l2_free_ = std::max(l2_free_, start) + l2_cycles;
+  store_busy_ += l2_cycles;
+  if (l2_[size_t{sm} * l2_.size() / p_.sms].access(box)) return;
+  hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
+  hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+  report_.hbm_write_bytes += bytes;
+}
+
+// A TMA box from global memory into shared memory: through this SM's TMA unit, the L2's read
+// bandwidth (and HBM's on a miss), and each receiving SM's port; its bytes complete on the barrier.
+void Engine::load_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
+  const double start = issue_tma(sm, w.time);
+  const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
+  const bool hit = read_global(blk.sm, op.box, start);
+  double from_memory = l2_free_ + p_.tma_latency_l2;
+  if (!hit) from_memory = std::max(from_memory, hbm_free_ + p_.tma_latency_hbm);
   // Each receiving SM's own port takes in at most tma_bytes_per_cycle_per_sm: one SM, or
   // with a multicast (count: the CTA mask) every SM of the cluster it names, from one read.
   const uint32_t mask = op.count == 0 ? 1u << blk.rank : op.count;
@@ -64,54 +87,23 @@ void Engine::store_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
   // A reducing store is a read-modify-write in L2, at its own measured rate. Loads, stores and
   // reductions take turns at the same L2 (one queue): as two queues, reads and reductions each ran
   // at their full rate at once, and the unmasked D 64 backward simulated 19-27 % fast.
-  const double l2_cycles = bytes / (reduce ? p_.reduce_bytes_per_cycle : p_.store_bytes_per_cycle);
-  l2_free_ = std::max(l2_free_, start) + l2_cycles;
-  store_busy_ += l2_cycles;
+  write_global(blk.sm, op.box, start, bytes / (reduce ? p_.reduce_bytes_per_cycle : p_.store_bytes_per_cycle));
   const double read_done = std::max({start + latency, sm.tma_data_free, l2_free_});
   stores_in_flight_.push(read_done);
-  // The L2 allocates the stored lines (written back later): they take room from inputs. A
-  // box stored again while still there (a reducing store into an accumulator: attention's
-  // dQ) merges into the dirty lines and is written back once, counted at its first store.
-  const bool resident = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
-  if (!resident) {  // written back later; back to back, that traffic competes with reads
-    hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
-    hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
-    report_.hbm_write_bytes += bytes;
-  }
   w.open_store = std::max(w.open_store, read_done);
   w.open_write = std::max(w.open_write, read_done);  // complete once in L2
   span(w, op.kind, start, read_done);
 }
 
 // A warp's plain loads or stores of global memory (a shared vector's copy: a few hundred bytes at
-// most): through the L2's queue, and HBM's on a miss. A load's warp waits for the data, a dependent
-// load's latency as calibrated (l2_hit_latency, hbm_latency_measured); a store's goes on.
+// most), through the L2 as TMA's are. A load's warp waits for the data, a dependent load's latency as
+// calibrated (l2_hit_latency, hbm_latency_measured); a store's goes on.
 void Engine::global_access(Warp& w, Block& blk, const TraceOp& op) {
   const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
   if (bytes == 0) return;  // an empty box moves nothing
-  const bool load = op.kind == OpKind::gmem_load;
-  const bool hit = l2_[size_t{blk.sm} * l2_.size() / p_.sms].access(op.box);
-  l2_free_ = std::max(l2_free_, w.time) + bytes / p_.l2_bytes_per_cycle;
-  l2_busy_ += bytes / p_.l2_bytes_per_cycle;
-  if (!load) {
-    if (!hit) {  // allocated in L2, written back later
-      hbm_free_ = std::max(hbm_free_, w.time) + bytes / p_.hbm_bytes_per_cycle;
-      hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
-      report_.hbm_write_bytes += bytes;
-    }
-    return;
-  }
+  if (op.kind == OpKind::gmem_store) return write_global(blk.sm, op.box, w.time, bytes / p_.store_bytes_per_cycle);
   double done = std::max(w.time + p_.gmem_latency_l2, l2_free_);
-  if (hit) {
-    ++report_.l2_hits;
-    report_.l2_hit_bytes += bytes;
-  } else {
-    ++report_.l2_misses;
-    report_.hbm_read_bytes += bytes;
-    hbm_free_ = std::max(hbm_free_, w.time) + bytes / p_.hbm_bytes_per_cycle;
-    hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
-    done = std::max({done, w.time + p_.gmem_latency_hbm, hbm_free_});
-  }
+  if (!read_global(blk.sm, op.box, w.time)) done = std::max({done, w.time + p_.gmem_latency_hbm, hbm_free_});
   span(w, op.kind, w.time, done);
   w.time = done;
 }
