@@ -102,8 +102,9 @@ void Engine::global_access(Warp& w, Block& blk, const TraceOp& op) {
   const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
   if (bytes == 0) return;  // an empty box moves nothing
   if (op.kind == OpKind::gmem_store) return write_global(blk.sm, op.box, w.time, bytes / p_.store_bytes_per_cycle);
+  const bool hit = read_global(blk.sm, op.box, w.time);  // first: its data waits behind its own bytes too
   double done = std::max(w.time + p_.gmem_latency_l2, l2_free_);
-  if (!read_global(blk.sm, op.box, w.time)) done = std::max({done, w.time + p_.gmem_latency_hbm, hbm_free_});
+  if (!hit) done = std::max({done, w.time + p_.gmem_latency_hbm, hbm_free_});
   span(w, op.kind, w.time, done);
   w.time = done;
 }

@@ -29,11 +29,10 @@ template <int Threads, class S, class G>
 inline void trace_vector_copy(sim::OpKind kind, const G& g, int64_t b, int64_t h, int64_t r0, int64_t c0, int first_thread) {
   using K = chunks<S>;
   using T = typename G::dtype;
-  const bool row_inside = b >= 0 && b < g.batch() && h >= 0 && h < g.heads() && r0 >= 0 && r0 < g.rows();
   for (int first = first_thread; first < K::count; first += Threads) {
     const int64_t c_first = c0 + int64_t{first} * K::per;
+    if (!in_tensor(g, b, h, r0, c_first)) continue;  // the run starts outside the tensor: the device moves nothing
     const int64_t c_end = std::min<int64_t>(c0 + int64_t{std::min(K::count, first + 32)} * K::per, g.cols());
-    if (!row_inside || c_first >= c_end) continue;  // outside the tensor: the device moves nothing
     const auto bytes = static_cast<uint32_t>((c_end - c_first) * int64_t{sizeof(T)});
     sim::TraceOp& op = host::record(kind, 0, 0, bytes);
     op.box.tensor = host::tensor_id(g.ptr);
