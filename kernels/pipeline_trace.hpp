@@ -16,6 +16,7 @@ class TracedWarp final : public sim::OpSource {
  public:
   TracedWarp(std::shared_ptr<host::TracedBlock> block, int warp) : block_(std::move(block)), warp_(&block_->warp(warp)) {}
   std::span<const sim::TraceOp> next_batch() override { return host::TracedBlock::next_batch(*warp_); }
+  std::array<const void*, 2> refill_hints() const override { return {warp_, warp_->saved_context()}; }
 
  private:
   std::shared_ptr<host::TracedBlock> block_;  // keeps the warp's fiber

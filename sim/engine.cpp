@@ -36,6 +36,7 @@ SimReport Engine::run() {
   for (uint32_t wid = run_events(kNoWarp); wid != kNoWarp;) {
     Warp& w = warps_[wid];
     w.batch = w.source->next_batch();
+    hints_[wid].refill_lines = w.source->refill_hints();
     if (opt_.ops_drawn) [[unlikely]] ops_drawn(w.batch.size());
     if (!w.batch.empty()) {
       wid = run_events(wid);
@@ -218,7 +219,7 @@ bool Engine::run_ops(uint32_t wid) {
       if (w.batch.empty()) return false;
       w.op = &w.batch.front();
       w.batch = w.batch.subspan(1);
-      hints_[wid] = {w.op, w.batch.empty() ? w.source : nullptr};
+      hints_[wid].op = w.op, hints_[wid].refill = w.batch.empty() ? w.source : nullptr;
       w.has_op = true;
       ++report_.ops;
     }

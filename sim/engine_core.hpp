@@ -77,7 +77,13 @@ class Engine {
     prefetch_line(op);
     prefetch_line(op + 64);
     prefetch_line(op + 2 * sizeof(TraceOp) - 1);
-    if (h.refill != nullptr) prefetch_line(reinterpret_cast<const char*>(h.refill));
+    if (h.refill == nullptr) return;
+    prefetch_line(reinterpret_cast<const char*>(h.refill));
+    for (const void* p : h.refill_lines)
+      if (p != nullptr) {
+        prefetch_line(static_cast<const char*>(p));
+        prefetch_line(static_cast<const char*>(p) + 64);
+      }
   }
   // GCC 12 drops some __builtin_prefetch calls at -O2 and -O3 (those of a deque element, here).
   static void prefetch_line(const char* p) {
@@ -216,6 +222,7 @@ class Engine {
   struct Hint {
     const TraceOp* op = nullptr;  // the warp's op in hand or last taken
     OpSource* refill = nullptr;   // its source, once that op is the batch's last
+    std::array<const void*, 2> refill_lines{};  // then what the source's refill touches first
   };
   std::vector<Hint> hints_;  // by warp, for prefetch()
   mutable EventQueue<Event> events_;  // (finding its first event may move its clock on: not a visible change)

@@ -1,6 +1,7 @@
 #pragma once
 // The op streams the simulator replays: per warp, the ops (tiles/backend/host/trace_op.hpp) that
 // the host backend's trace mode records from the kernel's own source, or that a test writes by hand.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -20,6 +21,9 @@ class OpSource {
   virtual ~OpSource() = default;
   // The warp's next ops in program order; empty when the warp has exited.
   virtual std::span<const TraceOp> next_batch() = 0;
+  // Memory the next next_batch() touches first (a suspended fiber's saved registers, the warp's
+  // state), for the simulator to prefetch while other warps run: hints, never read; any may be null.
+  virtual std::array<const void*, 2> refill_hints() const { return {}; }
 };
 
 class VectorSource final : public OpSource {
