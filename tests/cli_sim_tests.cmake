@@ -147,7 +147,7 @@ endif()
 set(NCU ${CMAKE_CURRENT_LIST_DIR}/fixtures/ncu)
 expect_cli(0 "shared load bank conflicts" ARGS compare --counters ${NCU}/attention-bwd-b1h2n512d64.txt --kernel "attention_bwd<"
            attention --h 2 --n 512 --d 64 --bwd)
-foreach(line "launch 'backward' on" "F2FP" "smsp__inst_executed_pipe_xu.sum" "sm__sass_inst_executed_op_shared_ld.sum + sm__sass_inst_executed_op_ldsm.sum"
+foreach(line "launch 'backward' on" "F2FP" "smsp__inst_executed_pipe_xu.sum" "shared store instructions (st.shared)" "stmatrix instructions"
              "at 1750 MHz")
   string(FIND "${last_stdout}" "${line}" at)
   if(at EQUAL -1)
