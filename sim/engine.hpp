@@ -63,6 +63,9 @@ struct EngineParams {
   double smem_port_bytes_per_cycle = 128;
   double lsu_load_bytes_under_mma = 32;
   double lsu_store_bytes_under_mma = 48;
+  // TMA writing an SM's shared memory takes banks its tensor cores read operands from: each byte a
+  // load lands stalls each of the SM's busy tensor cores this many cycles.
+  double tma_write_tensor_stall = 0;
   double block_launch_cycles = 1000;        // setting up a block on an SM
   double kernel_launch_cycles = 7000;       // launch overhead of the kernel
   uint64_t l2_bytes = 50ull << 20;

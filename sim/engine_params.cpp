@@ -32,6 +32,7 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.smem_port_bytes_per_cycle = m.smem_bandwidth_per_sm.value;
   p.lsu_load_bytes_under_mma = m.lsu_load_bytes_under_wgmma.value;
   p.lsu_store_bytes_under_mma = m.lsu_store_bytes_under_wgmma.value;
+  p.tma_write_tensor_stall = m.tma_write_tensor_stall.value;
   p.sub_partitions = static_cast<uint32_t>(m.sub_partitions.value);
   p.issue_interval = 1.0 / m.issue_per_cycle.value;
   p.pipe_interval = {m.fma_interval.value, m.alu_interval.value, m.sfu_interval.value, m.convert_interval.value,

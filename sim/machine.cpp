@@ -66,6 +66,7 @@ const std::vector<MachineField>& machine_fields() {
       {"wgmma_share_age_weight", "ratio", &MachineSpec::wgmma_share_age_weight},
       {"lsu_load_bytes_under_wgmma", "bytes/cycle", &MachineSpec::lsu_load_bytes_under_wgmma},
       {"lsu_store_bytes_under_wgmma", "bytes/cycle", &MachineSpec::lsu_store_bytes_under_wgmma},
+      {"tma_write_tensor_stall", "cycles/byte", &MachineSpec::tma_write_tensor_stall},
       {"l2_hit_bandwidth", "TB/s", &MachineSpec::l2_hit_bandwidth},
       {"l2_tma_bandwidth", "TB/s", &MachineSpec::l2_tma_bandwidth},
       {"sm_clock_gemm_sustained", "MHz", &MachineSpec::sm_clock_gemm_sustained},

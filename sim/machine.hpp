@@ -80,6 +80,7 @@ struct MachineSpec {
   // leave of the port (smem_bandwidth_per_sm), at most these (data/measured/h100/smem-port.txt).
   Quantity lsu_load_bytes_under_wgmma;   // bytes/cycle
   Quantity lsu_store_bytes_under_wgmma;  // bytes/cycle
+  Quantity tma_write_tensor_stall;       // cycles/byte: what each byte a TMA load lands costs the SM's busy tensor cores
   Quantity l2_hit_bandwidth;          // TB/s, whole chip, reads that hit
   Quantity l2_tma_bandwidth;          // TB/s, whole chip, what TMA loads of a GEMM draw from the L2
   Quantity tma_load_latency_under_load;  // cycles, a 16 KB box while every SM streams tiles
