@@ -302,7 +302,8 @@ bool Engine::run_ops(uint32_t wid) {
           w.time = at + issue;
         }
         const double rate = op.bytes == 1 ? p_.mma_fp8_flops_per_cycle : p_.mma_flops_per_cycle;  // bytes: input element size
-        const double cycles = double(op.flops) * p_.sub_partitions / rate;
+        const double cycles = double(op.flops) * p_.sub_partitions / rate + sp.tma_stall;  // with what TMA writes cost it
+        sp.tma_stall = 0;
         // The warpgroup's instruction reads B (K x N) from shared memory once for its four warps,
         // and A (64 x K) too unless A is in registers.
         const double operand_bytes = (op.barrier == 1 ? 0.0 : 64 * k * op.bytes) + k * op.count * op.bytes;

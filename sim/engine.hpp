@@ -64,7 +64,7 @@ struct EngineParams {
   double lsu_load_bytes_under_mma = 32;
   double lsu_store_bytes_under_mma = 48;
   // TMA writing an SM's shared memory takes banks its tensor cores read operands from: each byte a
-  // load lands stalls each of the SM's busy tensor cores this many cycles.
+  // load lands costs each of the SM's busy tensor cores this many cycles (added to its next MMA).
   double tma_write_tensor_stall = 0;
   double block_launch_cycles = 1000;        // setting up a block on an SM
   double kernel_launch_cycles = 7000;       // launch overhead of the kernel

@@ -90,6 +90,7 @@ struct SubPartition {
   TensorCore tensor;                  // shared in turns (older warps a little more), not in order of arrival
   std::vector<uint32_t> mma_waiters;  // warps blocked in mma_wait on this core
   double wake_at = -1;                // when the pending tensor event fires (-1: none)
+  double tma_stall = 0;               // tensor cycles TMA writes cost it since its last MMA issue
 };
 
 struct Sm {

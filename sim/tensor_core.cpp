@@ -67,11 +67,6 @@ void TensorCore::advance(double t) {
   for (size_t i = 0; i < active_.size(); ++i) mark_through(*active_[i], active_[i]->served, now_, 1.0);
 }
 
-void TensorCore::stall(double t, double cycles) {
-  advance(t);
-  if (!active_.empty()) now_ += cycles;
-}
-
 void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle) {
   advance(t);
   w.operand_bytes = operand_bytes_per_cycle;

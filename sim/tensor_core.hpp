@@ -77,9 +77,9 @@ class TensorCore {
   void advance(double t);
   // Queues `cycles` of work (alone on the core) for warp w at real time t (>= the core's time).
   void issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle = 0);
-  // At real time t the core serves nothing for `cycles` if it has work (TMA writing the SM's
-  // shared memory takes the banks the operands come from); idle, it loses nothing.
-  void stall(double t, double cycles);
+  // Whether a warp's work was left at the core's last move (issue, advance): cheap, and all an
+  // approximate caller needs.
+  bool busy() const { return !active_.empty(); }
   // When warp w's work would reach `threshold` if no more work arrived (for waking a waiter).
   double predict(const WarpMma& w, double threshold) const;
   // What the core asks of the SM's shared-memory port from real time t on, if no more work arrived:

@@ -143,19 +143,22 @@ TEST_CASE("a plain global load waits for its data, HBM's latency on a miss and t
   CHECK(r.hbm_write_bytes == 64);
 }
 
-TEST_CASE("a TMA load's bytes stall the receiving SM's busy tensor cores, not idle ones", "[engine]") {
-  // m64n256k64 over four warps: 512 cycles on each sub-partition's core, + 10 latency (longer than the
-  // load's 327.68 cycles on the HBM server, so the MMAs end the run). A 16 KB load issued while they
-  // run costs each core 16384 x 0.001 = 16.384 cycles.
-  const std::vector<TraceOp> mma = {op(OpKind::mma, 0, 256, 0, 4 * 524288 / 4), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
+TEST_CASE("a TMA load's bytes cost the receiving SM's busy tensor cores, not idle ones", "[engine]") {
+  // Two m64n256k64 over four warps, one after the other: 512 cycles each on each sub-partition's core,
+  // + 10 latency (longer than the load's 327.68 cycles on the HBM server, so the MMAs end the run). A
+  // 16 KB load issued while the first runs costs each core 16384 x 0.001 = 16.384 cycles, taken on by
+  // its next MMA.
+  const TraceOp mma = op(OpKind::mma, 0, 256, 0, 4 * 524288 / 4);
+  const std::vector<TraceOp> consumer = {mma, op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0),
+                                         mma, op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
   const std::vector<TraceOp> producer = {op(OpKind::barrier_init, 1, 1), op(OpKind::expect_bytes, 1, 0, 16384), load(1, 0)};
   EngineParams p = simple_params();
   p.tma_write_tensor_stall = 0.001;
-  HandGrid busy({mma, mma, mma, mma, producer});  // warps run in order at time 0: the MMAs are queued first
-  CHECK(simulate(busy, p).cycles == Approx(512 + 16.384 + 10));
-  HandGrid idle({producer, mma, mma, mma, mma});  // the load comes while no core has work
-  CHECK(simulate(idle, p).cycles == Approx(522));
+  HandGrid busy({consumer, consumer, consumer, consumer, producer});  // warps run in order at time 0: the MMAs are queued first
+  CHECK(simulate(busy, p).cycles == Approx(2 * 522 + 16.384));
+  HandGrid idle({producer, consumer, consumer, consumer, consumer});  // the load comes while no core has work
+  CHECK(simulate(idle, p).cycles == Approx(2 * 522));
   p.tma_write_tensor_stall = 0;
-  HandGrid off({mma, mma, mma, mma, producer});
-  CHECK(simulate(off, p).cycles == Approx(522));
+  HandGrid off({consumer, consumer, consumer, consumer, producer});
+  CHECK(simulate(off, p).cycles == Approx(2 * 522));
 }
