@@ -37,13 +37,11 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--m", a.m, "gemm: rows of A and C");
   cmd->add_option("--n", a.n, "gemm: columns of B and C; attention: sequence length");
   cmd->add_option("--k", a.k, "gemm: columns of A, rows of B");
-  cmd->add_option("--stages", a.stages, "gemm: pipeline stages, 1..4 (4 or 6 with --pingpong)");
+  cmd->add_option("--stages", a.stages, "gemm: pipeline stages, 1..4");
   cmd->add_option("--block-n", a.block_n, "gemm: output tile width, 128 or 256");
   cmd->add_option("--consumers", a.consumers,
                   "Consumer warpgroups of 64 rows (gemm: 1 or 2, default 2; attention forward: 2 or 3, default per head size)");
   cmd->add_option("--cluster", a.cluster, "gemm: CTAs per cluster along M, 1 or 2 (2: each B slice read once per cluster, by TMA multicast)");
-  cmd->add_flag("--pingpong", a.pingpong,
-                "gemm: each consumer computes whole tiles, the two in turns, one's epilogue beside the other's MMAs (--block-n 128)");
   cmd->add_option("--split-k", a.split_k,
                   "gemm: K cut into this many ranges (1..64), summed into C after: fills the SMs when tiles are few and K is long; 0 (default): chosen per shape");
   cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
@@ -63,7 +61,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
 }
 
 namespace {
-const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--cluster", "--pingpong", "--split-k", "--order", "--persistent",
+const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--cluster", "--split-k", "--order", "--persistent",
                                    "--b-col-major", "--in", "--scale-a", "--scale-b", "--b", "--h", "--hkv", "--d", "--causal", "--bwd", "--overlap"};
 }
 
@@ -75,7 +73,7 @@ bool any_job_option(const CLI::App* cmd) {
 
 nlohmann::json job_args_json(const JobArgs& a) {
   nlohmann::json j{{"kernel", a.kernel}, {"m", a.m},        {"n", a.n},           {"k", a.k},           {"stages", a.stages},
-          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"pingpong", a.pingpong}, {"split_k", a.split_k}, {"order", a.order},
+          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"split_k", a.split_k}, {"order", a.order},
           {"b_col_major", a.b_col_major}, {"b", a.batch}, {"h", a.heads}, {"hkv", a.heads_kv}, {"d", a.dim},
           {"causal", a.causal}, {"bwd", a.bwd}, {"overlap", a.overlap}, {"in", a.in}, {"scale_a", a.scale_a}, {"scale_b", a.scale_b}};
   if (!a.persistent.empty()) j["persistent"] = a.persistent;  // absent: the kernel's default
@@ -94,7 +92,7 @@ JobArgs job_args_from_json(const nlohmann::json& j) {
     }
   };
   get("kernel", a.kernel), get("m", a.m), get("n", a.n), get("k", a.k), get("stages", a.stages), get("block_n", a.block_n);
-  get("consumers", a.consumers), get("cluster", a.cluster), get("pingpong", a.pingpong), get("split_k", a.split_k), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
+  get("consumers", a.consumers), get("cluster", a.cluster), get("split_k", a.split_k), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
   get("b", a.batch), get("h", a.heads), get("hkv", a.heads_kv), get("d", a.dim), get("causal", a.causal), get("bwd", a.bwd);
   get("overlap", a.overlap), get("in", a.in), get("scale_a", a.scale_a), get("scale_b", a.scale_b);
   return a;
@@ -112,7 +110,6 @@ SimJob job_from(const JobArgs& a) {
     job.gemm.block_n = a.block_n;
     job.gemm.consumers = a.consumers == 0 ? 2 : a.consumers;
     job.gemm.cluster = a.cluster;
-    job.gemm.pingpong = a.pingpong;
     job.gemm.split_k = a.split_k;
     job.gemm.b_row_major = !a.b_col_major;
     if (a.in != "bf16" && a.in != "fp8") throw UsageError("unknown input type '" + a.in + "' (expected bf16 or fp8)");

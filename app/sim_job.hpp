@@ -36,7 +36,7 @@ struct JobArgs {
   int stages = 4, block_n = 256, consumers = 0, cluster = 1, split_k = 0;
   int64_t batch = 1, heads = 16, heads_kv = 0, dim = 128;
   int overlap = -1;
-  bool b_col_major = false, causal = false, bwd = false, pingpong = false;
+  bool b_col_major = false, causal = false, bwd = false;
   std::string in = "bf16";  // gemm: bf16 or fp8 (e4m3) A and B
   float scale_a = 1, scale_b = 1;
 };

@@ -34,7 +34,6 @@ std::vector<Row> gemm_rows(const nlohmann::json& doc) {
   for (const auto& row : doc.at("rows")) {
     kernels::GemmConfig cfg;
     cfg.cluster = row.value("cluster", 1);
-    cfg.pingpong = row.value("pingpong", false);
     cfg.split_k = row.value("split_k", 1);
     cfg.stages = row.at("stages");
     cfg.block_n = row.at("block_n");

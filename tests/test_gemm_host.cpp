@@ -202,56 +202,6 @@ TEST_CASE("host GEMM in clusters of 2: B multicast into both CTAs, an overhangin
   CHECK(gemm_grid_blocks({384, 256, 64}, two, 132) == 4);  // 3 tile rows round up to 2 clusters
 }
 
-TEST_CASE("host GEMM in pingpong: the consumers take whole tiles in turns", "[host][gemm]") {
-  // 384 x 640 has 3 x 5 tiles of 128 x 128: over 1, 2 and 4 "SMs" a block runs 15, 7-8 and 3-4
-  // tiles, so it ends on either consumer's turn; over 132, one tile each (consumer 1 has none).
-  // K 136 leaves a K tail and 3 slices, fewer than the 4 stages: a consumer's tile laps the ring
-  // less than once, and the other's stages start mid-ring. Split-K ranges go by turns too.
-  const GemmShape shapes[] = {{200, 264, 136}, {384, 640, 1088}};
-  unsigned seed = 400;
-  for (const GemmShape& s : shapes)
-    for (bool b_row : {true, false}) {
-      const Inputs in = make_inputs(s, b_row, seed++);
-      for (int sms : {1, 2, 4, 132})
-        for (OutType out : {OutType::fp32, OutType::bf16}) {
-          GemmConfig cfg;
-          cfg.pingpong = true;
-          cfg.block_n = 128;
-          cfg.b_row_major = b_row;
-          cfg.out = out;
-          cfg.split_k = 1;
-          cfg.persistent = sms != 132;
-          INFO(name(s, cfg, sms));
-          const Result r = run(in, cfg, sms);
-          CHECK(r.unwritten == 0);
-          if (out == OutType::fp32) CHECK(r.rel_frobenius < 1e-5);
-          else CHECK(r.outside_bf16_rounding == 0);
-        }
-      GemmConfig other;
-      other.pingpong = true, other.block_n = 128, other.b_row_major = b_row, other.out = OutType::fp32, other.split_k = 3;
-      INFO(name(s, other, 4));
-      const Result split = run(in, other, 4);
-      CHECK(split.unwritten == 0);
-      CHECK(split.rel_frobenius < 1e-5);
-      other.split_k = 1, other.cluster = 2;  // B multicast: a stage's consumer hands it back in both CTAs
-      for (int sms : {2, 4}) {
-        INFO(name(s, other, sms));
-        const Result clustered = run(in, other, sms);
-        CHECK(clustered.unwritten == 0);
-        CHECK(clustered.rel_frobenius < 1e-5);
-      }
-    }
-  GemmConfig bad;
-  bad.pingpong = true;  // block_n 256: two accumulators would not fit a consumer's registers
-  CHECK(validate({128, 128, 128}, bad).find("pingpong runs bf16 128x128 tiles") != std::string::npos);
-  bad.block_n = 128, bad.stages = 3;
-  CHECK(validate({128, 128, 128}, bad).find("pingpong") != std::string::npos);
-  bad.stages = 4, bad.consumers = 1;
-  CHECK(validate({128, 128, 128}, bad).find("pingpong") != std::string::npos);
-  bad.consumers = 2;
-  CHECK(validate({128, 128, 128}, bad).empty());
-}
-
 TEST_CASE("host GEMM with split-K: K ranges summed into C, tails and a last range shorter than the rest", "[host][gemm]") {
   // K = 136 is 3 slices (the last one 8 deep): 2 ranges of 2 slices, the second reading one slice
   // of zeros past K; K = 320 is 5 slices: 3 requested ranges are 3 of 2 (the last one short).

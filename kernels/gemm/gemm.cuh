@@ -8,10 +8,6 @@
 // With Cluster = 2, two CTAs computing vertically neighbouring tiles (the same columns of B) form
 // a cluster: each loads half of every B slice from L2 and multicasts it into both, so L2 serves
 // each B slice once per cluster instead of once per CTA.
-// With Pingpong, each consumer computes whole 128 x BlockN tiles (both 64-row slices, two
-// accumulators), the two taking the block's tiles in turns: one stores its tile while the other
-// multiplies the next, so the tensor cores do not wait for the epilogue (tiles/sched/pipeline.hpp).
-// Two accumulators of 128 columns fill a consumer's registers: BlockN is 128.
 // With k_splits > 1 (split-K), K is cut into ranges of k_iters slices; a block computes one output
 // tile over one range and stores it, in fp32, as slice `range` of C's head index, so a grid with
 // fewer tiles than SMs still fills them. The launcher sums the slices into C afterwards, always in
@@ -22,15 +18,12 @@
 
 namespace ts::kernels {
 
-template <int BlockN, int Stages, bool BRowMajor, class TC, int Consumers = 2, int Cluster = 1, class TI = bf16, bool Pingpong = false>
+template <int BlockN, int Stages, bool BRowMajor, class TC, int Consumers = 2, int Cluster = 1, class TI = bf16>
 struct gemm {
   static_assert(sizeof(TI) == 2 || !BRowMajor, "gemm: fp8 inputs need B as N x K (wgmma reads fp8 K-major only)");
-  static_assert(!Pingpong || (BlockN == 128 && Consumers == 2), "gemm: pingpong runs 128x128 tiles with 2 consumers");
   static constexpr bool scaled = sizeof(TI) == 1;  // fp8: per-tensor scales applied in the epilogue
   static constexpr int consumers = Consumers, block_m = 64 * consumers, block_n = BlockN, block_k = 128 / sizeof(TI);
   static constexpr int cluster_size = Cluster;
-  static constexpr bool pingpong = Pingpong;
-  static constexpr int slices = Pingpong ? consumers : 1;  // 64-row slices of the tile a consumer computes
   static constexpr int stages = Stages, producer_registers = 40, consumer_registers = 232;
   // C leaves in column chunks that fill 16 KB of staging per consumer. (Two 8 KB buffers, so that
   // the warps fill one while TMA reads the other, measured 10-20% slower on skinny shapes on the
@@ -59,7 +52,7 @@ struct gemm {
     c_tile c;
   };
   struct consumer_state {
-    rt_fl<16, block_n> acc[slices];  // this warp's 16 rows of each 64 x block_n slice the consumer computes
+    rt_fl<16, block_n> acc;  // this warp's 16 rows of the consumer's 64 x block_n accumulator
   };
 
   // Tiles are numbered cluster by cluster: Cluster consecutive numbers are the CTAs of a cluster
@@ -94,43 +87,27 @@ struct gemm {
   }
 
   static TS_KERNEL_FN void compute(consumer_state& s, input_stage& in, int consumer, int k) {
-    if (k == 0) fence_all(s);
-    for (int r = 0; r < slices; ++r) {
-      const auto& a = in.a[Pingpong ? r : consumer];
-      if constexpr (BRowMajor) warpgroup::mma_AB(s.acc[r], a, in.b, k > 0);
-      else warpgroup::mma_ABt(s.acc[r], a, in.b, k > 0);
-    }
+    if (k == 0) warpgroup::mma_fence(s.acc);
+    if constexpr (BRowMajor) warpgroup::mma_AB(s.acc, in.a[consumer], in.b, k > 0);
+    else warpgroup::mma_ABt(s.acc, in.a[consumer], in.b, k > 0);
     warpgroup::mma_commit_group();
-    wait_all<sched::release_lag(Stages)>(s);  // newest slice may stay in flight
+    warpgroup::mma_async_wait<sched::release_lag(Stages)>(s.acc);  // newest slice may stay in flight
   }
 
-  static TS_KERNEL_FN void compute_done(consumer_state& s) { wait_all<0>(s); }
+  static TS_KERNEL_FN void compute_done(consumer_state& s) { warpgroup::mma_async_wait<0>(s.acc); }
 
   static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int consumer) {
     const auto t = tile_index(g, tile);
     const bool leader = warpgroup::warpid() == 0 && elect_one();
-    for (int r = 0; r < slices; ++r) {
-      if constexpr (scaled) mul(s.acc[r], s.acc[r], g.scale);
-      const int row = t.m * consumers + (Pingpong ? r : consumer);
-      for (int j = 0; j < block_n / store_cols; ++j) {
-        if (leader) tma::store_async_read_wait<0>();  // the previous store has read the staging tile
-        warpgroup::sync(consumer);
-        warpgroup::store(out.c, s.acc[r], j * store_cols);
-        fence_async_shared();
-        warpgroup::sync(consumer);
-        if (leader) tma::store_async(g.c, out.c, {0, k_range(g, tile), row, t.n * (block_n / store_cols) + j});
-      }
+    if constexpr (scaled) mul(s.acc, s.acc, g.scale);
+    for (int j = 0; j < block_n / store_cols; ++j) {
+      if (leader) tma::store_async_read_wait<0>();  // the previous store has read the staging tile
+      warpgroup::sync(consumer);
+      warpgroup::store(out.c, s.acc, j * store_cols);
+      fence_async_shared();
+      warpgroup::sync(consumer);
+      if (leader) tma::store_async(g.c, out.c, {0, k_range(g, tile), t.m * consumers + consumer, t.n * (block_n / store_cols) + j});
     }
-  }
-
-  // Every accumulator at once: one wgmma fence, one wait_group.
-  static TS_KERNEL_FN void fence_all(consumer_state& s) {
-    if constexpr (slices == 1) warpgroup::mma_fence(s.acc[0]);
-    else warpgroup::mma_fence(s.acc[0], s.acc[1]);
-  }
-  template <int Pending> static TS_KERNEL_FN void wait_all(consumer_state& s) {
-    if constexpr (slices == 1) warpgroup::mma_async_wait<Pending>(s.acc[0]);
-    else warpgroup::mma_async_wait<Pending>(s.acc[0], s.acc[1]);
   }
 
   static TS_KERNEL_FN void finish(output_stage&, const globals&, int) {

@@ -18,9 +18,6 @@ struct GemmConfig {
   int block_n = 256;     // 128 or 256
   int consumers = 2;     // consumer warpgroups of 64 rows each (1 or 2): block_m = 64 * consumers
   int cluster = 1;       // CTAs per cluster along M (1 or 2), sharing each B slice by TMA multicast
-  // Each consumer computes whole 128x128 tiles, the two in turns, so that one's epilogue overlaps
-  // the other's MMAs (block_n 128, 2 consumers, 4 stages).
-  bool pingpong = false;
   bool persistent = true;
   sched::OrderSpec order{sched::Order::grouped, 8};
   bool b_row_major = true;  // B stored K x N (row-major) or N x K ("column-major" B)

@@ -264,7 +264,7 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
       const auto& r = rows[i];
       out << "    {\"group\": \"" << r.group << "\", \"m\": " << r.shape.m << ", \"n\": " << r.shape.n << ", \"k\": "
           << r.shape.k << ", \"stages\": " << r.cfg.stages << ", \"block_m\": " << 64 * r.cfg.consumers << ", \"block_n\": " << r.cfg.block_n
-          << ", \"block_k\": " << gemm_block_k(r.cfg) << ", \"in\": \"" << (r.cfg.in == InType::fp8 ? "fp8" : "bf16") << "\", \"consumers\": " << r.cfg.consumers << ", \"cluster\": " << r.cfg.cluster << (r.cfg.pingpong ? ", \"pingpong\": true" : "") << ", \"split_k\": " << r.cfg.split_k << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
+          << ", \"block_k\": " << gemm_block_k(r.cfg) << ", \"in\": \"" << (r.cfg.in == InType::fp8 ? "fp8" : "bf16") << "\", \"consumers\": " << r.cfg.consumers << ", \"cluster\": " << r.cfg.cluster << ", \"split_k\": " << r.cfg.split_k << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
           << ", \"order\": \"" << sched::order_name(r.cfg.order.order) << "\", \"group_size\": " << r.cfg.order.group
           << ", \"b_row_major\": " << (r.cfg.b_row_major ? "true" : "false") << ", \"out\": \""
           << (r.cfg.out == OutType::bf16 ? "bf16" : "fp32") << "\", \"median_ms\": " << r.ms << ", \"tflops\": " << r.tflops

@@ -10,15 +10,12 @@ namespace ts::kernels {
 std::string validate(const GemmShape& s, const GemmConfig& cfg) {
   if (s.m <= 0 || s.n <= 0 || s.k <= 0) return "M, N and K must be positive";
   if (s.m > (1ll << 31) || s.n > (1ll << 31) || s.k > (1ll << 31)) return "M, N and K must be below 2^31";
-  if ((cfg.stages < 1 || cfg.stages > 4) && !(cfg.pingpong && cfg.stages == 6))
-    return "stages must be 1..4 (6 with pingpong), got " + std::to_string(cfg.stages);
+  if (cfg.stages < 1 || cfg.stages > 4) return "stages must be 1..4, got " + std::to_string(cfg.stages);
   if (cfg.block_n != 128 && cfg.block_n != 256) return "block_n must be 128 or 256, got " + std::to_string(cfg.block_n);
   if (cfg.consumers != 1 && cfg.consumers != 2) return "consumers must be 1 or 2, got " + std::to_string(cfg.consumers);
   if (cfg.cluster != 1 && cfg.cluster != 2) return "cluster must be 1 or 2, got " + std::to_string(cfg.cluster);
   if (cfg.cluster == 2 && (cfg.consumers != 2 || cfg.stages < 2))
     return "a cluster of 2 needs 2 consumers and 2..4 stages";
-  if (cfg.pingpong && (cfg.block_n != 128 || cfg.consumers != 2 || (cfg.stages != 4 && cfg.stages != 6) || cfg.in != InType::bf16))
-    return "pingpong runs bf16 128x128 tiles (block_n 128, 2 consumers) with 4 or 6 stages";
   if (cfg.split_k < 0 || cfg.split_k > 64) return "split_k must be 1..64 (or 0: chosen per shape), got " + std::to_string(cfg.split_k);
   if (cfg.in == InType::fp8) {
     if (cfg.b_row_major) return "fp8 needs B as N x K (column-major B): wgmma reads fp8 operands K-major only";
@@ -63,7 +60,7 @@ std::string describe(const GemmConfig& cfg) {
   if (cfg.order.order == sched::Order::grouped) order += ":" + std::to_string(cfg.order.group);
   return std::string(cfg.in == InType::fp8 ? "fp8 " : "") + "tile " + std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + "x" + std::to_string(gemm_block_k(cfg)) + " stages " + std::to_string(cfg.stages) + " order " + order +
          (cfg.persistent ? " persistent" : " non-persistent") +
-         (cfg.cluster > 1 ? " cluster " + std::to_string(cfg.cluster) : std::string()) + (cfg.pingpong ? " pingpong" : "") +
+         (cfg.cluster > 1 ? " cluster " + std::to_string(cfg.cluster) : std::string()) +
          (cfg.split_k > 1 ? " split-k " + std::to_string(cfg.split_k) : std::string()) + (cfg.b_row_major ? " B row-major" : " B col-major") +
          (cfg.out == OutType::bf16 ? " C bf16" : " C fp32");
 }

@@ -74,15 +74,6 @@ static void clustered(const GemmConfig& cfg, F& f) {
 }
 template <int BN, bool BRow, class TC, class F>
 static void consumers(const GemmConfig& cfg, F& f) {
-  if constexpr (BN == 128)  // pingpong: 128x128 tiles, 4 or 6 stages (validate() says so)
-    if (cfg.pingpong) {
-      if (cfg.stages == 6) {
-        if (cfg.cluster == 2) return f.template operator()<gemm<128, 6, BRow, TC, 2, 2, bf16, true>>();
-        return f.template operator()<gemm<128, 6, BRow, TC, 2, 1, bf16, true>>();
-      }
-      if (cfg.cluster == 2) return f.template operator()<gemm<128, 4, BRow, TC, 2, 2, bf16, true>>();
-      return f.template operator()<gemm<128, 4, BRow, TC, 2, 1, bf16, true>>();
-    }
   if (cfg.cluster == 2) clustered<BN, BRow, TC>(cfg, f);
   else if (cfg.consumers == 1) stages<BN, BRow, TC, 1>(cfg, f);
   else stages<BN, BRow, TC, 2>(cfg, f);

@@ -60,36 +60,10 @@ TEST_CASE("GEMM in clusters of 2 (B by TMA multicast) matches cuBLAS, every outp
     cfg.out = i % 4 == 3 ? OutType::fp32 : OutType::bf16;
     ++i;
     INFO(s.m << "x" << s.n << "x" << s.k << " " << describe(cfg));
-    const auto r = check_gemm_against_cublas(s, cfg, seed++, cfg.out);
+    const auto r = check_gemm_against_cublas(s, cfg, seed++, cfg.out);  // (the check sets C's type from its argument)
     CHECK(r.unwritten == 0);
-    CHECK(r.rel_frobenius_error < 1e-3);
-    CHECK(r.outside_rounding == 0);  // bf16 C: within one ulp of cuBLAS's fp32 sum
-  }
-}
-
-TEST_CASE("GEMM in pingpong (consumers taking whole tiles in turns) matches cuBLAS, every output written", "[gpu]") {
-  if (!have_gpu()) return;
-  // Tails in every dimension; blocks that end on either consumer's turn; K shorter than the ring
-  // (one slice) and long; more tiles than SMs and one block per tile; both B layouts, both C types;
-  // clusters of 2.
-  const GemmShape shapes[] = {{256, 256, 64},     {200, 264, 136},    {384, 640, 192},  {129, 136, 72},    {1000, 1000, 1000},
-                              {1024, 768, 512},   {2048, 2048, 2048}, {4096, 4096, 320}, {640, 8192, 1024}, {8192, 384, 2048}};
-  unsigned seed = 5151;
-  int i = 0;
-  for (const auto& s : shapes) {
-    GemmConfig cfg;
-    cfg.pingpong = true;
-    cfg.block_n = 128;
-    cfg.cluster = i % 3 == 1 ? 2 : 1;
-    cfg.b_row_major = i % 2 == 0;
-    cfg.persistent = i != 6;
-    cfg.out = i % 4 == 3 ? OutType::fp32 : OutType::bf16;
-    ++i;
-    INFO(s.m << "x" << s.n << "x" << s.k << " " << describe(cfg));
-    const auto r = check_gemm_against_cublas(s, cfg, seed++, cfg.out);
-    CHECK(r.unwritten == 0);
-    CHECK(r.rel_frobenius_error < 1e-3);
-    CHECK(r.outside_rounding == 0);  // bf16 C: within one ulp of cuBLAS's fp32 sum
+    if (cfg.out == OutType::fp32) CHECK(r.rel_frobenius_error < 1e-3);
+    else CHECK(r.outside_rounding == 0);  // bf16 C: within one ulp of cuBLAS's fp32 sum
   }
 }
 
@@ -189,12 +163,6 @@ TEST_CASE("GEMM small case for compute-sanitizer", "[gpu][small]") {
   const auto rs = check_gemm_against_cublas({200, 264, 1000}, cfg, 9, OutType::bf16);
   CHECK(rs.unwritten == 0);
   CHECK(rs.outside_rounding == 0);
-  GemmConfig pp;  // pingpong: the consumers' turn barriers, stages stepped over, two staged slices per tile
-  pp.pingpong = true;
-  pp.block_n = 128;
-  const auto rp = check_gemm_against_cublas({384, 264, 200}, pp, 11);
-  CHECK(rp.unwritten == 0);
-  CHECK(rp.rel_frobenius_error < 1e-3);
   GemmConfig f8;  // fp8: K-major B, the scaled epilogue; in a cluster for the multicast of fp8 slices
   f8.in = InType::fp8;
   f8.b_row_major = false;

@@ -46,19 +46,8 @@
 //   globals::schedule           a `const int32_t*` (tiles/sched/schedule.hpp): where it is set, block
 //                               b runs the tiles its table entry names instead of the stride (a
 //                               persistent grid over tiles of unequal length)
-//   pingpong                    true: each consumer computes whole tiles, the consumers taking the
-//                               block's tiles in turns (consumer c the tiles i with i % consumers
-//                               == c), so one's epilogue runs while the next one's MMAs do. The
-//                               producer loads every tile's stages in order, as always; a consumer
-//                               steps over the stages of the others' tiles, and waits for its turn
-//                               (the previous tile's consumer past its last stage) before it waits
-//                               on a stage, so that no consumer waits on a stage more than one
-//                               phase ahead of it (an mbarrier's parity tells only one phase).
-//                               No tile stage. In a cluster, consumer c of every CTA has tile i,
-//                               and a stage's one consumer hands it back in each CTA.
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 #include "tiles/sched/schedule.hpp"
 #include "tiles/sync/cluster.hpp"
@@ -83,10 +72,6 @@ template <class K> constexpr int kernel_release_lag() {
 template <class K> constexpr int kernel_tile_stages() {
   if constexpr (requires { K::tile_stages; }) return K::tile_stages;
   else return 1;
-}
-template <class K> constexpr bool kernel_pingpong() {
-  if constexpr (requires { K::pingpong; }) return K::pingpong;
-  else return false;
 }
 template <class K> constexpr int kernel_cluster_size() {
   if constexpr (requires { K::cluster_size; }) return K::cluster_size;
@@ -121,16 +106,9 @@ template <class K> TS_KERNEL_FN bool consumer_has_work(const typename K::globals
 template <class K> struct tile_ring_of { struct type {}; };
 template <HasTileStage K> struct tile_ring_of<K> { using type = typename K::tile_stage[kernel_tile_stages<K>()]; };
 
-// Each consumer's turn in a pingpong pipeline: consumer c waits on turns[c] before its tile's
-// stages, and the consumer of the tile before arrives there once past its own.
-template <int Consumers> struct consumer_turns {
-  barrier turns[Consumers];
-};
-struct no_turns {};
-
 // A block's shared memory, by its parts: a kernel that chooses its stage counts by what fits asks
 // about this layout before it is complete itself (pipeline_fits).
-template <class Input, class Output, class TileRing, int Stages, int Consumers, int TileStages, class Turns = no_turns>
+template <class Input, class Output, class TileRing, int Stages, int Consumers, int TileStages>
 struct pipeline_layout {
   Input inputs[Stages];
   Output outputs[Consumers];
@@ -138,12 +116,10 @@ struct pipeline_layout {
   barrier inputs_full[Stages];
   barrier inputs_empty[Stages];
   barrier tile_full[TileStages], tile_empty[TileStages];  // when K has a tile stage
-  [[no_unique_address]] Turns turn;                        // when K is pingpong
 };
 template <class K>
-using pipeline_shared =
-    pipeline_layout<typename K::input_stage, typename K::output_stage, typename tile_ring_of<K>::type, K::stages, K::consumers,
-                    kernel_tile_stages<K>(), std::conditional_t<kernel_pingpong<K>(), consumer_turns<K::consumers>, no_turns>>;
+using pipeline_shared = pipeline_layout<typename K::input_stage, typename K::output_stage, typename tile_ring_of<K>::type, K::stages,
+                                        K::consumers, kernel_tile_stages<K>()>;
 
 // What an H100 grants one block: 227 KB of shared memory.
 inline constexpr std::size_t max_block_smem_bytes = 227 * 1024;
@@ -184,11 +160,7 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
   constexpr int lag = kernel_release_lag<K>();
   static_assert(lag == 0 || (lag == 1 && K::stages > 1), "pipeline: a consumer keeps a stage 0 iterations, or 1 with 2+ stages");
   constexpr int ctas = kernel_cluster_size<K>(), tile_stages = kernel_tile_stages<K>();
-  constexpr bool pingpong = kernel_pingpong<K>();
-  // A stage's consumers: every consumer warpgroup, or in a pingpong pipeline the one whose tile it is.
-  constexpr int stage_consumers = pingpong ? 1 : K::consumers;
   static_assert(ctas == 1 || !HasTileStage<K>, "pipeline: a tile stage is not shared across a cluster");
-  static_assert(!pingpong || !HasTileStage<K>, "pipeline: a pingpong pipeline has no tile stage");
   static_assert(tile_stages == 1 || (tile_stages == 2 && HasTileStage<K>), "pipeline: one or two tile stages");
   const int tiles = K::num_tiles(g);
   // A stage goes back to the producers: one arrival per consumer warp of every CTA of the cluster.
@@ -202,7 +174,7 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
   if (warpid() == 0 && elect_one()) {
     for (int i = 0; i < K::stages; ++i) {
       init(s.inputs_full[i], 1);                            // the producer's expect_bytes
-      init(s.inputs_empty[i], 4 * stage_consumers * ctas);  // one arrival per consumer warp
+      init(s.inputs_empty[i], 4 * K::consumers * ctas);  // one arrival per consumer warp
     }
     if constexpr (HasTileStage<K>) {
       for (int i = 0; i < tile_stages; ++i) {
@@ -211,8 +183,6 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
         if constexpr (requires { K::init(s.tile[i]); }) K::init(s.tile[i]);
       }
     }
-    if constexpr (pingpong)
-      for (int c = 0; c < K::consumers; ++c) init(s.turn.turns[c], 4);  // the previous tile's consumer warps
     fence_barrier_init();
   }
   if constexpr (ctas == 1) block_sync();
@@ -244,22 +214,13 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
     const int consumer = warpgroup::groupid();
     typename K::consumer_state state;
     int stage = 0, slot = 0;
-    uint32_t phase = 0, tile_phase = 0, turn_phase = 0;
+    uint32_t phase = 0, tile_phase = 0;
     for (int i = 0, tile; (tile = block_tile<K>(g, i, tiles)) >= 0; ++i) {
-      const int iters = tile_iterations<K>(g, tile);
-      if constexpr (pingpong) {
-        if (i % K::consumers != consumer) {  // another consumer's tile: its stages go by
-          stage += iters;
-          phase ^= (stage / K::stages) & 1;
-          stage %= K::stages;
-          continue;
-        }
-        if (i > 0) wait(s.turn.turns[consumer], turn_phase), turn_phase ^= 1;
-      }
       if constexpr (HasTileStage<K>) wait(s.tile_full[slot], tile_phase);
       // K::compute may leave `lag` MMA groups in flight, so a stage is handed back that many
       // iterations late, once the MMAs that read it are known to be done.
       int previous = -1;
+      const int iters = tile_iterations<K>(g, tile);
       const bool works = consumer_has_work<K>(g, tile, consumer);
       for (int it = 0; it < iters; ++it) {
         wait(s.inputs_full[stage], phase);
@@ -275,9 +236,6 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
         }
         if (++stage == K::stages) stage = 0, phase ^= 1;
       }
-      // Past our last stage: the next tile's consumer may wait on its stages now, while our MMAs drain.
-      if constexpr (pingpong)
-        if (block_tile<K>(g, i + 1, tiles) >= 0 && elect_one()) arrive(s.turn.turns[(consumer + 1) % K::consumers]);
       if (works) K::compute_done(state);
       if (previous >= 0) hand_back(s.inputs_empty[previous]);
       if (works) {

@@ -83,18 +83,11 @@ __device__ inline float (&accumulator_regs(rt_fl<16, N>& d))[N / 2] {
 
 namespace ts::warpgroup {
 
-// Keeps the compiler from moving the accumulators' registers across an MMA boundary.
-namespace detail {
-template <int N> __device__ inline void pin_accumulator(rt_fl<16, N>& d) {
+// wgmma reads its accumulators asynchronously: fence register writes before the first MMA.
+template <int N> __device__ inline void mma_fence(rt_fl<16, N>& d) {
   auto& regs = device::accumulator_regs(d);
 #pragma unroll
   for (int i = 0; i < N / 2; ++i) asm volatile("" : "+f"(regs[i])::"memory");
-}
-}  // namespace detail
-// wgmma reads its accumulators asynchronously: fence register writes before the first MMA. One
-// fence (or wait) serves every accumulator a group writes: a consumer with two slices names both.
-template <int... N> __device__ inline void mma_fence(rt_fl<16, N>&... d) {
-  (detail::pin_accumulator(d), ...);
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 }
 __device__ inline void mma_commit_group() {
@@ -103,10 +96,12 @@ __device__ inline void mma_commit_group() {
   // two makes it close the group with an empty wgmma of its own, which a wait<1> then waits behind.
   stamp::mark(sim::OpKind::mma_commit);
 }
-template <int Pending = 0, int... N> __device__ inline void mma_async_wait(rt_fl<16, N>&... d) {
+template <int Pending = 0, int N> __device__ inline void mma_async_wait(rt_fl<16, N>& d) {
   [[maybe_unused]] stamp::Scope s(sim::OpKind::mma_wait, Pending);
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
-  (detail::pin_accumulator(d), ...);
+  auto& regs = device::accumulator_regs(d);
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) asm volatile("" : "+f"(regs[i])::"memory");
 }
 
 namespace detail {

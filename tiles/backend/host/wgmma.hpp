@@ -64,12 +64,12 @@ inline void mma_smem(rt_fl<16, N>& d, const SA& a, const SB& b, bool accumulate)
 }  // namespace detail
 
 // The warpgroup's MMA ops are warp-wide: an election made before them is over (host::require_elected).
-template <int... N> inline void mma_fence(rt_fl<16, N>&...) { host::warp_wide_op(); }
+template <int N> inline void mma_fence(rt_fl<16, N>&) { host::warp_wide_op(); }
 inline void mma_commit_group() {
   host::warp_wide_op();
   if (host::tracing()) host::emit(sim::OpKind::mma_commit);
 }
-template <int Pending = 0, int... N> inline void mma_async_wait(rt_fl<16, N>&...) {
+template <int Pending = 0, int N> inline void mma_async_wait(rt_fl<16, N>&) {
   host::warp_wide_op();
   if (host::tracing()) host::emit(sim::OpKind::mma_wait, 0, Pending);
 }
