@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -230,4 +232,43 @@ TEST_CASE("lesson 9: the epilogue's measured conflicts are a third of its store 
   const std::string& text = prose("whole-gemm", "store: the epilogue");
   CHECK(text.find("about a third of their wavefronts") != std::string::npos);
   CHECK(text.find("falls to about 1 %") != std::string::npos);
+}
+
+TEST_CASE("lesson 9: pingpong ran at 0.71-0.84x the default, both kernels drawing 7.4-8.6 TB/s from L2", "[lessons][claims]") {
+  // data/measured/h100/gemm-pingpong.txt: rows "rN <options> custom MxNxK ... ours cuBLAS ratio MHz",
+  // the default (no options) and pingpong 128x128 tiles in turns within each round.
+  std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) + "/data/measured/h100/gemm-pingpong.txt");
+  REQUIRE(in);
+  std::map<std::string, double> default_tflops;  // by round and shape
+  double lowest = 1e9, highest = 0, tbs_low = 1e9, tbs_high = 0;
+  int pingpong_rows = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    static const std::regex row(R"(^  (r\d) (.*?) +custom +(\d+)x(\d+)x(\d+) .* ([\d.]+) +([\d.]+) +([\d.]+) +(\d+)$)");
+    if (!std::regex_match(line, m, row)) continue;
+    const std::string key = m[1].str() + " " + m[3].str() + "x" + m[4].str() + "x" + m[5].str(), options = m[2];
+    const double tflops = std::stod(m[6]);
+    const bool deep = m[3] == m[4] && m[4] == m[5] && (m[3] == "4096" || m[3] == "8192");
+    // Bytes of A and B each FLOP costs: a 64-deep slice of the tile over its 2 x rows x cols x 64 FLOPs.
+    auto tbs = [&](int rows, int cols) { return tflops * (rows + cols) * 64 * 2 / (2.0 * rows * cols * 64); };
+    if (options.empty()) {
+      default_tflops[key] = tflops;
+      if (deep) tbs_low = std::min(tbs_low, tbs(128, 256)), tbs_high = std::max(tbs_high, tbs(128, 256));
+    } else if (options == "--block-n 128 --pingpong --stages 4") {
+      REQUIRE(default_tflops.count(key));  // the default ran first in each round
+      lowest = std::min(lowest, tflops / default_tflops[key]);
+      highest = std::max(highest, tflops / default_tflops[key]);
+      if (deep) tbs_low = std::min(tbs_low, tbs(128, 128)), tbs_high = std::max(tbs_high, tbs(128, 128));
+      ++pingpong_rows;
+    }
+  }
+  CHECK(pingpong_rows == 8);
+  CHECK(std::round(lowest * 100) == 71);
+  CHECK(std::round(highest * 100) == 84);
+  CHECK(std::round(tbs_low * 10) == 74);
+  CHECK(std::round(tbs_high * 10) == 86);
+  const std::string& text = prose("whole-gemm", "store: the epilogue");
+  CHECK(text.find("0.71-0.84x") != std::string::npos);
+  CHECK(text.find("7.4-8.6 TB/s") != std::string::npos);
+  CHECK(text.find("`gemm-pingpong.txt`, 2026-11-28") != std::string::npos);
 }
