@@ -432,6 +432,37 @@ TEST_CASE("trace mode: register ops record their pipe cost, memory ops the simul
   CHECK(loads[0].smem.rows == 16);
   CHECK(loads[0].smem.cols == 32);
   CHECK(loads[0].bytes == 16 * 32 * 2);
+  // fp32 row_l tiles 32 columns wide (and whole accumulators) move with partner blocks swapped: a
+  // select per value a lane holds, recorded beside the walk; 16 columns have no partner, no select.
+  auto& f32 = *reinterpret_cast<st<float, 16, 32>*>(smem);
+  const auto fp32_moves = [&] {
+    rt_fl<16, 32> a;
+    rt_fl<16, 16> narrow;
+    warp::load(a, f32);
+    warp::store(f32, a);
+    warp::load(narrow, f32);
+  };
+  const auto moves = ops_of(fp32_moves);
+  REQUIRE(moves.size() == 5);
+  CHECK(moves[0].kind == sim::OpKind::smem_load);
+  CHECK(moves[0].smem.walk == sim::SmemWalk::row_pairs);
+  CHECK(moves[1].kind == sim::OpKind::math);
+  CHECK(moves[1].pipes == counts({{Pipe::alu, 16}}));  // 16 x 32 / 32 lanes
+  CHECK(moves[2].kind == sim::OpKind::math);
+  CHECK(moves[2].pipes == counts({{Pipe::alu, 16}}));
+  CHECK(moves[3].kind == sim::OpKind::smem_store);
+  CHECK(moves[4].kind == sim::OpKind::smem_load);
+  auto& staging = *reinterpret_cast<st<float, 64, 64>*>(smem);
+  const auto accumulator_store = [&] {
+    rt_fl<16, 64> acc;
+    warpgroup::store(staging, acc);
+  };
+  const auto stores = ops_of(accumulator_store);
+  REQUIRE(stores.size() == 2);
+  CHECK(stores[0].kind == sim::OpKind::math);
+  CHECK(stores[0].pipes == counts({{Pipe::alu, 32}}));  // the backward's dQ share: 32 FSEL per warp in its SASS
+  CHECK(stores[1].kind == sim::OpKind::smem_store);
+  CHECK(stores[1].smem.walk == sim::SmemWalk::row_pairs);
   const auto mma = [] {
     rt_fl<16, 16> acc;
     rt_bf<16, 16> a;

@@ -77,6 +77,17 @@ template <bool Rows, class F, class V, class T, bool Acc> constexpr PipeCounts r
   return c;
 }
 
+// An fp32 tile moved between registers and shared memory with partner blocks swapped (the lanes of
+// odd rows take the neighbouring 16-column block: layout::fp32_pair_block): each lane picks which
+// block's value it moves, one select per value it holds. The backward's dQ staging store shows them in
+// its SASS: 32 FSEL per warp for a 16 x 64 accumulator (data/measured/h100/sim-attention/
+// bwd-source-lines.txt). The address arithmetic around the moves is the compiler's and not counted.
+template <int Elems> constexpr PipeCounts partner_selects() {
+  PipeCounts c;
+  add(c, Pipe::alu, Elems);
+  return c;
+}
+
 // swap_layout: movmatrix per 16-bit pair (on the shuffle path), or two fp32 shuffles per element.
 template <class D> constexpr PipeCounts layout_swap() {
   PipeCounts c;

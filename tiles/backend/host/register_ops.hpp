@@ -35,6 +35,7 @@ inline void store(ST& dst, const rt_fl<16, N>& src, int col0 = 0) {
   host::warp_wide_op();
   const int row0 = 16 * warpgroup::warpid();
   if (host::tracing()) {
+    if constexpr (layout::accumulator_swaps_blocks<T, ST::cols, N>()) host::emit_math(pipe_cost::partner_selects<16 * N / 32>());
     const int cols = std::min(ST::cols, N - col0);
     sim::TraceOp& op = host::record(sim::OpKind::smem_store, host::smem_offset(dst.data), 0,
                                     static_cast<uint32_t>(16 * cols * sizeof(T)));

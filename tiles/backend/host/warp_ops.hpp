@@ -10,6 +10,7 @@
 
 #include "tiles/backend/host/trace.hpp"
 #include "tiles/ops/checks.hpp"
+#include "tiles/ops/pipe_cost.hpp"
 
 namespace ts::detail {
 
@@ -26,6 +27,12 @@ template <class RT, class ST> inline void check_offsets(const char* op, int row0
                                 " register tile at (" + std::to_string(row0) + ", " + std::to_string(col0) +
                                 ") must start at multiples of 16 and lie inside the " + std::to_string(ST::rows) + " x " +
                                 std::to_string(ST::cols) + " shared tile");
+}
+
+// Whether the device backend's fp32 row_l walk swaps partner blocks (and selects per value) for a
+// register tile C columns wide.
+template <class T, int C, class L> constexpr bool swaps_partner_blocks() {
+  return std::is_same_v<L, row_l> && layout::fp32_pairs_swap_blocks(sizeof(T), C);
 }
 
 // How the device backend walks a register tile of type T, layout L through shared memory.
@@ -54,8 +61,11 @@ template <class T, int R, int C, class L, class ST>
 inline void load_smem(rt<T, R, C, L>& dst, const ST& src, int row0, int col0) {
   check_offsets<rt<T, R, C, L>, ST>("warp::load", row0, col0);
   host::warp_wide_op();
-  if (host::tracing())
-    return emit_smem(sim::OpKind::smem_load, src.data, ST::smem_layout(), row0, col0, R, C, tile_walk<T, L>());
+  if (host::tracing()) {
+    emit_smem(sim::OpKind::smem_load, src.data, ST::smem_layout(), row0, col0, R, C, tile_walk<T, L>());
+    if constexpr (swaps_partner_blocks<T, C, L>()) host::emit_math(pipe_cost::partner_selects<R * C / 32>());
+    return;
+  }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) dst.v[r][c] = *src.at(row0 + r, col0 + c);
 }
@@ -63,8 +73,11 @@ template <class ST, class T, int R, int C, class L>
 inline void store_smem(ST& dst, const rt<T, R, C, L>& src, int row0, int col0) {
   check_offsets<rt<T, R, C, L>, ST>("warp::store", row0, col0);
   host::warp_wide_op();
-  if (host::tracing())
-    return emit_smem(sim::OpKind::smem_store, dst.data, ST::smem_layout(), row0, col0, R, C, tile_walk<T, L>());
+  if (host::tracing()) {
+    if constexpr (swaps_partner_blocks<T, C, L>()) host::emit_math(pipe_cost::partner_selects<R * C / 32>());
+    emit_smem(sim::OpKind::smem_store, dst.data, ST::smem_layout(), row0, col0, R, C, tile_walk<T, L>());
+    return;
+  }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) *dst.at(row0 + r, col0 + c) = src.v[r][c];
 }
