@@ -26,14 +26,6 @@ template <class K>
 __global__ void __launch_bounds__(sched::pipeline_threads<K>(), 1)
     pipeline_kernel(const __grid_constant__ typename K::globals g, BlockClock* clocks) {
   extern __shared__ __align__(1024) char smem[];
-#if TILESCOPE_STAMPS
-  // pipeline_config may have asked for no alignment slack (it says when): trap rather than let the
-  // pipeline's state run past the block's shared memory if the base is not where it assumed.
-  uint32_t dynamic_bytes;
-  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dynamic_bytes));
-  const uint32_t pad = -static_cast<uint32_t>(__cvta_generic_to_shared(smem)) & 1023;
-  if (pad + sizeof(sched::pipeline_shared<K>) > dynamic_bytes) __trap();
-#endif
   stamp::begin_block();
   const bool timed = clocks != nullptr && threadIdx.x == 0;
   unsigned long long t0 = 0, t1 = 0, c0 = 0;
@@ -60,11 +52,8 @@ inline int sm_count() {
 // The launch of `grid` blocks of K, clusters of K::cluster_size along x when it has them.
 template <class K>
 cudaLaunchConfig_t pipeline_config(int grid, cudaStream_t stream, cudaLaunchAttribute (&attr)[1]) {
-  // The dynamic shared memory to ask for, or why the block cannot have it. The instrumented build
-  // (kernels/stamps/) adds static shared memory, the record state, which comes in whole KiB ahead of
-  // the dynamic part: that part's base then already lies on a KiB boundary, so the slack for aligning
-  // it is not asked for, and a kernel that fills the 227 KB (the attention forward at D 128) can
-  // still be recorded. (pipeline_kernel traps if the base is not where this assumes.)
+  // The dynamic shared memory to ask for, or why the block cannot have it (with any static shared
+  // memory the kernel declares: ours declare none, the instrumented build's included).
   struct Fit {
     size_t dynamic;
     std::string too_big;
@@ -77,11 +66,11 @@ cudaLaunchConfig_t pipeline_config(int grid, cudaStream_t stream, cudaLaunchAttr
     check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                "cudaDeviceGetAttribute(shared memory per block)");
     const size_t static_bytes = fa.sharedSizeBytes;
-    const size_t smem = sched::pipeline_smem_bytes<K>() - (static_bytes > 0 && static_bytes % 1024 == 0 ? sched::pipeline_align_slack : 0);
+    const size_t smem = sched::pipeline_smem_bytes<K>();
     if (smem + static_bytes <= static_cast<size_t>(optin)) return Fit{smem, std::string()};
     return Fit{smem, "this configuration needs " + std::to_string(smem + static_bytes) + " bytes of shared memory per block (" +
                          std::to_string(smem) + " for its stages and tiles" +
-                         (static_bytes ? ", " + std::to_string(static_bytes) + " for the recording's per-warp state" : std::string()) +
+                         (static_bytes ? ", " + std::to_string(static_bytes) + " of static shared memory" : std::string()) +
                          "), more than the " + std::to_string(optin) + " this GPU grants a block"};
   }();
   if (!fit.too_big.empty()) throw std::invalid_argument(fit.too_big);

@@ -70,15 +70,26 @@ struct gemm {
     return {t.m * Cluster + tile % Cluster, t.n};
   }
 
-  static TS_KERNEL_FN void load(input_stage& in, const globals& g, int tile, int it, barrier& full) {
-    const auto t = tile_index(g, tile);
-    const int k = k_range(g, tile) * g.k_iters + it;  // a slice past K (the last range's) reads zeros
+  // What a tile's loads need to know of it, worked out once per tile (pipeline.hpp's locate): the
+  // block order's divisions by run-time sizes stay out of the loop over K.
+  struct place {
+    sched::TileIndex t;
+    int k0;    // its first K slice
+    int rank;  // its CTA's rank in the cluster
+  };
+  static TS_KERNEL_FN place locate(const globals& g, int tile) {
+    return {tile_index(g, tile), k_range(g, tile) * g.k_iters, tile % Cluster};
+  }
+
+  static TS_KERNEL_FN void load(input_stage& in, const globals& g, const place& at, int it, barrier& full) {
+    const auto t = at.t;
+    const int k = at.k0 + it;  // a slice past K (the last range's) reads zeros
     for (int c = 0; c < consumers; ++c) tma::load_async(in.a[c], g.a, {0, 0, t.m * consumers + c, k}, full);
     if constexpr (Cluster == 1) {
       if constexpr (BRowMajor) tma::load_async(in.b, g.b, {0, 0, k, t.n}, full);
       else tma::load_async(in.b, g.b, {0, 0, t.n, k}, full);
     } else {  // our share of the B slice, into the same stage of both CTAs
-      const int rank = tile % Cluster, share = t.n * Cluster + rank;
+      const int rank = at.rank, share = t.n * Cluster + rank;
       constexpr uint16_t everyone = (1u << Cluster) - 1;
       auto& part = contiguous_part<Cluster>(in.b, rank);
       if constexpr (BRowMajor) tma::load_async_multicast(part, g.b, {0, 0, k, share}, full, everyone);

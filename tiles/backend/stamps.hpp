@@ -39,7 +39,7 @@ struct WarpHeader {
 static_assert(sizeof(WarpHeader) == 64);
 
 // Which blocks record, and where. Blocks first, first + stride, ... (`blocks` of them) record
-// the warps of `warp_mask`; the others record nothing and pay one shared-memory read per op.
+// the warps of `warp_mask`; the others record nothing (their stamps' stores are predicated off).
 struct Plan {
   Record* records = nullptr;      // [blocks * recorded_warps(plan)][capacity]
   WarpHeader* headers = nullptr;  // [blocks * recorded_warps(plan)]

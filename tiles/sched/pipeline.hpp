@@ -5,6 +5,7 @@
 // a (possibly persistent) grid: block b computes tiles b, b + grid, b + 2 grid, ... (or a schedule's)
 //
 //   K::load(input_stage&, globals, tile, iter, barrier&)   one elected producer thread issues TMA
+//       (tile: what K::locate says of it, where K has one: below)
 //   K::compute(consumer_state&, input_stage&, consumer, iter)   each consumer warpgroup; may leave
 //       one MMA group in flight
 //   K::compute_done(consumer_state&)   wait for every MMA of the tile
@@ -27,6 +28,13 @@
 //   tile_stages                 tile stages in a ring (default 1). With 2, the producer loads the
 //                               next tile's inputs while the consumers still work on this one, so
 //                               a persistent block does not wait a load's round trip between tiles
+//   locate(globals, tile)      what a tile's loads need to know of it (the GEMM: its output tile
+//                               and first K slice), worked out once per tile by the producer and
+//                               passed to K::load in place of the tile number. A block order's
+//                               divisions by run-time sizes then stay out of the loop over stages,
+//                               where they delayed every TMA issue: the default GEMM ran 3-4.6 %
+//                               faster without them (H200, 2026-11-28, data/measured/h200/
+//                               gemm-producer-locate.txt), its recording build 15 points cheaper
 //   has_work(globals, tile, consumer)   false when a consumer has nothing to compute in a tile
 //                               (attention's warpgroups whose rows all lie past N): it keeps step
 //                               with the stages, each waited for and handed straight back, and its
@@ -88,6 +96,11 @@ template <class K> constexpr uint32_t tile_stage_bytes() {
 template <class K> TS_KERNEL_FN int tile_iterations(const typename K::globals& g, int tile) {
   if constexpr (TileIterations<K>) return K::iterations(g, tile);
   else return K::iterations(g);
+}
+// What K::load is told of a tile: K::locate's answer where K has one, else the tile number.
+template <class K> TS_KERNEL_FN auto tile_place(const typename K::globals& g, int tile) {
+  if constexpr (requires { K::locate(g, tile); }) return K::locate(g, tile);
+  else return tile;
 }
 // The i-th tile this block runs, or -1 past its last: the kernel's schedule where it has one, else
 // tiles block, block + grid, ...
@@ -201,10 +214,11 @@ TS_KERNEL_FN void run_pipeline(const typename K::globals& g, char* smem) {
           if (++slot == tile_stages) slot = 0, tile_phase ^= 1;
         }
         const int iters = tile_iterations<K>(g, tile);
+        const auto at = tile_place<K>(g, tile);
         for (int it = 0; it < iters; ++it) {
           wait(s.inputs_empty[stage], phase ^ 1);  // the first pass finds every stage empty
           expect_bytes(s.inputs_full[stage], input_stage_bytes<K>());
-          K::load(s.inputs[stage], g, tile, it, s.inputs_full[stage]);
+          K::load(s.inputs[stage], g, at, it, s.inputs_full[stage]);
           if (++stage == K::stages) stage = 0, phase ^= 1;
         }
       }

@@ -27,20 +27,22 @@ namespace ts::stamp {
 __device__ inline uint32_t id_of(const void* p) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p)); }
 
 #if TILESCOPE_STAMPS
-inline constexpr int kMaxWarps = 32;
+inline constexpr int kMaxWarps = 32;  // the plan's warp mask has a bit per warp
 static __constant__ Plan g_plan;
-// Per block, per warp: its slot (-1: this block does not record) and the records it has tried to
-// write, side by side so that one 8-byte shared load fetches both. Only lane 0 of a warp (or the
-// one thread running an elected branch) touches its entry.
-struct WarpState {
-  int32_t slot;
-  uint32_t cursor;  // records tried, and kInMathRun when the last of them was register math
-};
+
+// A warp's recording state lives in four PTX registers that begin_block declares at the kernel's
+// own scope (every stamp is inlined into the kernel, so every stamp's asm names the same ones):
+//   ts_rec   where its next record goes          ts_cur   records it has tried to write
+//   ts_cap   its room: 0 where it does not write  ts_math  1 when its last record was register math
+// Only lane 0 writes (the others have no room), with a predicated store and no branch.
+// Measured on the H200 (2026-11-28, data/measured/h200/stamp-variants.txt), the default GEMM at
+// 8192^3, recording every warp: +67-72 % with the state in shared memory (a load and a store of it
+// per record, the writing lane picked by a branch), +12-17 % with it in registers, and +0.4-3.5 %
+// once the producer's block-order math left its loop over stages (pipeline.hpp's locate): the
+// producer issues every TMA load, and each record's store in its loop delayed them.
 // A run of register math becomes one span from its first op to the next op of another kind
 // (sim/stamps.cpp), so only a run's first math op writes a record: the forward's loop has a dozen
-// math ops per key block between its waits (kernels/stamps/README.md has what that saved).
-inline constexpr uint32_t kInMathRun = 1u << 31;
-static __shared__ __align__(8) WarpState g_warp[kMaxWarps];
+// math ops per key block between its waits.
 
 __device__ inline uint64_t now() {
   uint64_t t;
@@ -58,52 +60,30 @@ __device__ inline uint32_t sm_id() {
   return s;
 }
 
-// Whether this block records: arithmetic on the plan and the block index only, which the compiler
-// can hoist out of the kernel's loops, so a block that does not record skips the shared-memory load.
-__device__ inline bool block_records() {
+// The warp's slot, or -1 when it does not record.
+__device__ inline int64_t warp_slot() {
   const uint32_t b = blockIdx.x;
-  return b >= g_plan.first && (b - g_plan.first) % g_plan.stride == 0 && (b - g_plan.first) / g_plan.stride < g_plan.blocks;
+  if (b < g_plan.first || (b - g_plan.first) % g_plan.stride != 0 || (b - g_plan.first) / g_plan.stride >= g_plan.blocks) return -1;
+  return slot_of(g_plan, b, threadIdx.x / 32);
 }
 
-// The warp's entry, read when an op starts, so that for a wait the shared-memory load overlaps
-// the wait instead of following it. Only the lane that will write the record reads it (the lowest
-// active lane: lane 0 in warp-wide code, the elected thread in a branch that one thread runs, such
-// as a TMA issue); the others get no slot. When every lane read it, racecheck reported each read as
-// racing with that lane's cursor update (harmless, the values went unused, but not clean).
-__device__ inline WarpState load_state() {
-  if (!block_records()) return {-1, 0};
-  if (threadIdx.x % 32 != static_cast<uint32_t>(__ffs(__activemask()) - 1)) return {-1, 0};
-  return g_warp[threadIdx.x / 32];
+__device__ inline void write(uint8_t kind, uint32_t arg, uint64_t start, uint64_t end, uint8_t repeat = 0) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.lt.u32 p, ts_cur, ts_cap;\n @p st.global.cs.v4.u32 [ts_rec], {%0, %1, %2, %3};\n"
+      " @p add.u64 ts_rec, ts_rec, 16;\n add.u32 ts_cur, ts_cur, 1;\n mov.u32 ts_math, %4;\n}" ::"r"(static_cast<uint32_t>(start)),
+      "r"(static_cast<uint32_t>(start >> 32)), "r"(static_cast<uint32_t>(end - start)),
+      "r"(kind | (uint32_t{repeat} << 8) | ((arg & 0xffffu) << 16)), "r"(kind == static_cast<uint8_t>(sim::OpKind::math) ? 1u : 0u));
 }
 
-// With branches, not predicated stores: predicated stores made ptxas serialize the GEMM's wgmma
-// (C7520).
-//
-// What recording costs is the recording warps' memory writes, this store most (kernels/stamps/
-// README.md has the figures, taken apart on the H100): with the store removed the GEMM at 8192^3
-// cost 14 % more than the plain build, with it about 50 %; reading the clock cost nothing.
-__device__ inline void write(WarpState w, uint8_t kind, uint32_t arg, uint64_t start, uint64_t end, uint8_t repeat = 0) {
-  if (w.slot < 0) return;  // not recording, or not the lane that writes
-  const uint32_t tried = w.cursor & ~kInMathRun;
-  g_warp[threadIdx.x / 32].cursor = (tried + 1) | (kind == static_cast<uint8_t>(sim::OpKind::math) ? kInMathRun : 0u);
-  if (tried >= g_plan.capacity) return;
-  const uint4 r{static_cast<uint32_t>(start), static_cast<uint32_t>(start >> 32), static_cast<uint32_t>(end - start),
-                kind | (uint32_t{repeat} << 8) | ((arg & 0xffffu) << 16)};
-  __stcs(reinterpret_cast<uint4*>(g_plan.records + static_cast<uint64_t>(w.slot) * g_plan.capacity + tried), r);
-}
-
-// Times an op from construction to destruction (ops of one warp never nest, so the entry read at
-// construction is still the warp's at destruction).
+// Times an op from construction to destruction (ops of one warp never nest).
 class Scope {
  public:
-  __device__ explicit Scope(sim::OpKind kind, uint32_t arg = 0)
-      : state_(load_state()), kind_(static_cast<uint8_t>(kind)), arg_(arg), start_(now()) {}
-  __device__ ~Scope() { write(state_, kind_, arg_, start_, now()); }
+  __device__ explicit Scope(sim::OpKind kind, uint32_t arg = 0) : kind_(static_cast<uint8_t>(kind)), arg_(arg), start_(now()) {}
+  __device__ ~Scope() { write(kind_, arg_, start_, now()); }
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 
  private:
-  WarpState state_;
   uint8_t kind_;
   uint32_t arg_;
   uint64_t start_;
@@ -112,34 +92,41 @@ class Scope {
 // An op that does not block (a TMA issue, a wgmma commit, register math): its start only.
 // `repeat`: the op stands for that many more of its kind (a TMA load of several boxes).
 __device__ inline void mark(sim::OpKind kind, uint32_t arg = 0, uint8_t repeat = 0) {
-  const WarpState w = load_state();
-  if (kind == sim::OpKind::math && (w.cursor & kInMathRun)) return;  // the run's first op has its record
+  if (kind == sim::OpKind::math) {
+    uint32_t in_run;
+    asm volatile("mov.u32 %0, ts_math;" : "=r"(in_run));
+    if (in_run) return;  // the run's first op has its record
+  }
   const uint64_t t = now();
-  write(w, static_cast<uint8_t>(kind), arg, t, t, repeat);
+  write(static_cast<uint8_t>(kind), arg, t, t, repeat);
 }
 
-// Every thread of the block, before its first op: each warp's lane 0 claims the warp's slot.
+// Every thread of the block, before its first op: declares the state and points lane 0 of each
+// recording warp at its slot.
 __device__ inline void begin_block() {
-  if (threadIdx.x % 32 != 0) return;
-  const uint32_t w = threadIdx.x / 32;
-  const int64_t slot = slot_of(g_plan, blockIdx.x, w);
-  g_warp[w] = {static_cast<int32_t>(slot), 0};
-  if (slot < 0) return;
+  const int64_t slot = warp_slot();
+  const bool writes = slot >= 0 && threadIdx.x % 32 == 0;
+  const uint64_t rec = writes ? reinterpret_cast<uint64_t>(g_plan.records + static_cast<uint64_t>(slot) * g_plan.capacity) : 0;
+  asm volatile(
+      ".reg .u64 ts_rec;\n.reg .u32 ts_cur;\n.reg .u32 ts_cap;\n.reg .u32 ts_math;\n"
+      "mov.u64 ts_rec, %0;\nmov.u32 ts_cur, 0;\nmov.u32 ts_cap, %1;\nmov.u32 ts_math, 0;" ::"l"(rec),
+      "r"(writes ? g_plan.capacity : 0u));
+  if (!writes) return;
   WarpHeader& h = g_plan.headers[slot];
-  h.block = blockIdx.x, h.sm = sm_id(), h.warp = w;
+  h.block = blockIdx.x, h.sm = sm_id(), h.warp = threadIdx.x / 32;
   h.ns_start = global_ns();
   h.clock_start = now();
 }
 
 // Every thread of the block, after its last op.
 __device__ inline void end_block() {
-  if (threadIdx.x % 32 != 0) return;
-  const uint32_t w = threadIdx.x / 32;
-  if (g_warp[w].slot < 0) return;
-  WarpHeader& h = g_plan.headers[g_warp[w].slot];
+  const int64_t slot = warp_slot();
+  if (slot < 0 || threadIdx.x % 32 != 0) return;
+  uint32_t tried;
+  asm volatile("mov.u32 %0, ts_cur;" : "=r"(tried));
+  WarpHeader& h = g_plan.headers[slot];
   h.clock_end = now();
   h.ns_end = global_ns();
-  const uint32_t tried = g_warp[w].cursor & ~kInMathRun;
   h.count = tried < g_plan.capacity ? tried : g_plan.capacity;
   h.dropped = tried - h.count;
   h.valid = 1;
