@@ -230,13 +230,14 @@ TEST_CASE("the simulator makes the clustered GEMM slower at 4096^3, with fewer L
   const auto clustered = simulate_gemm_run(gemm_run(g));
   REQUIRE(plain->error.empty());
   REQUIRE(clustered->error.empty());
-  const double slower = plain->report.seconds > 0 ? clustered->report.seconds / plain->report.seconds - 1 : 0;
-  CHECK(slower > 0.0);  // "a few percent slower"
-  CHECK(slower < 0.10);
+  // In cycles: each run is timed at the clock its own measured file gives (gemm.json, gemm-cluster.json).
+  const double slower = plain->report.cycles > 0 ? clustered->report.cycles / plain->report.cycles - 1 : 0;
+  CHECK(slower > 0.0);  // "slower (in cycles, about 1 %)"
+  CHECK(slower < 0.03);
   CHECK(clustered->report.l2_hit_rate() < plain->report.l2_hit_rate());
   const auto l2_read = [](const GemmSim& s) { return double(s.report.l2_hit_bytes + s.report.hbm_read_bytes); };
   CHECK(l2_read(*clustered) < l2_read(*plain));
-  CHECK(all_prose(lesson18()).find("a few percent **slower**") != std::string::npos);
+  CHECK(all_prose(lesson18()).find("**slower** (in cycles, about " + std::to_string(std::lround(slower * 100)) + " % at this shape)") != std::string::npos);
 }
 
 TEST_CASE("grid: per-tile L2 with clusters covers every tile, the overhanging CTA left out", "[viz][grid][clusters]") {

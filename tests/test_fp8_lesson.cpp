@@ -335,7 +335,7 @@ TEST_CASE("lesson 19's measured ratios are gemm-fp8.json's and gemm-epilogue-dir
     CHECK(d.fp8_date == "2026-11-26");
   }
   CHECK(text.find("ran at " + fixed(lo, 2) + "-" + fixed(hi, 2) + "x cuBLAS") != std::string::npos);
-  // About 1.8x the bf16 kernel's TFLOPS at 4096^3, near the same clock.
+  // About 1.7x the bf16 kernel's TFLOPS at 4096^3, near the same clock.
   REQUIRE(fp8_4096);
   const MeasuredGemm* bf16_4096 = find_measured(d, fp8_4096->shape, ts::kernels::GemmConfig{});
   REQUIRE(bf16_4096);

@@ -28,13 +28,14 @@
 //   tile_stages                 tile stages in a ring (default 1). With 2, the producer loads the
 //                               next tile's inputs while the consumers still work on this one, so
 //                               a persistent block does not wait a load's round trip between tiles
-//   locate(globals, tile)      what a tile's loads need to know of it (the GEMM: its output tile
+//   locate(globals, tile)       what a tile's loads need to know of it (the GEMM: its output tile
 //                               and first K slice), worked out once per tile by the producer and
 //                               passed to K::load in place of the tile number. A block order's
 //                               divisions by run-time sizes then stay out of the loop over stages,
-//                               where they delayed every TMA issue: the default GEMM ran 3-4.6 %
-//                               faster without them (H200, 2026-11-28, data/measured/h200/
-//                               gemm-producer-locate.txt), its recording build 15 points cheaper
+//                               where they delayed every TMA issue: the default GEMM ran 1.3-4.5 %
+//                               faster without them, with one or two stages or 128-wide tiles up
+//                               to a third (H100, 2026-11-28, data/measured/h100/
+//                               gemm-producer-locate.txt)
 //   has_work(globals, tile, consumer)   false when a consumer has nothing to compute in a tile
 //                               (attention's warpgroups whose rows all lie past N): it keeps step
 //                               with the stages, each waited for and handed straight back, and its
