@@ -34,7 +34,8 @@ static __constant__ Plan g_plan;
 // own scope (every stamp is inlined into the kernel, so every stamp's asm names the same ones):
 //   ts_rec   where its next record goes          ts_cur   records it has tried to write
 //   ts_cap   its room: 0 where it does not write  ts_math  1 when its last record was register math
-// Only lane 0 writes (the others have no room), with a predicated store and no branch.
+// Only lane 0 writes (the others have no room), with a predicated store and no branch: an op that
+// lane 0 does not run is not recorded (the elected thread of a TMA issue or a store is lane 0).
 // Measured on the H200 (2026-11-28, data/measured/h200/stamp-variants.txt), the default GEMM at
 // 8192^3, recording every warp: +67-72 % with the state in shared memory (a load and a store of it
 // per record, the writing lane picked by a branch), +12-17 % with it in registers, and +0.4-3.5 %
