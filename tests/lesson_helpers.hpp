@@ -1,5 +1,5 @@
 #pragma once
-// What the tests of single lessons share (test_clusters_lesson, test_splitk_lesson,
+// What the tests of single lessons share (test_clusters_lesson, test_splitk_lesson, test_attention_lessons,
 // test_fp8_lesson): a shipped lesson by id, its prose on one line, a file of the repository, and a
 // figure printed as the lessons print it. Needs TILESCOPE_TEST_LESSONS and TILESCOPE_SOURCE_DIR.
 #include <catch2/catch.hpp>

@@ -7,11 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <numeric>
 
+#include "tests/lesson_helpers.hpp"
 #include "viz/lesson/attention_causal.hpp"
 #include "viz/lesson/attention_measured.hpp"
 #include "viz/lesson/attention_models.hpp"
@@ -285,10 +284,8 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
   }
   // Its figures of the refit: the file's rank correlation now and the one before (the file it replaced).
   {
-    std::ifstream lesson(std::string(TILESCOPE_TEST_LESSONS) + "/17-trust-sim-attention.md"), before(std::string(TILESCOPE_SOURCE_DIR) + "/data/measured/h100/sim-attention/compare-attention-440ab44.txt");
-    REQUIRE(lesson);
-    REQUIRE(before);
-    const std::string text((std::istreambuf_iterator<char>(lesson)), {}), old((std::istreambuf_iterator<char>(before)), {});
+    const std::string text = testing::all_prose(testing::shipped_lesson("trust-sim-attention"));
+    const std::string old = testing::read_text("data/measured/h100/sim-attention/compare-attention-440ab44.txt");
     const auto spearman = [](std::string summary) {  // the last figure of the summary line
       summary.erase(summary.find_last_not_of(" \n") + 1);
       return summary.substr(summary.rfind(' ') + 1);
