@@ -90,37 +90,6 @@ uint32_t Engine::run_events(uint32_t resume) {
   return kNoWarp;
 }
 
-// MMA waits. A warp whose group is not through blocks; its sub-partition's core schedules one
-// event, for when the earliest group any waiter needs would be through as things stand. New
-// work moves that time, so an event that is no longer the pending one is ignored.
-void Engine::schedule_tensor_event(uint32_t sm_id, uint32_t sub) {
-  SubPartition& sp = sms_[sm_id].sub[sub];
-  double at = std::numeric_limits<double>::infinity();
-  for (uint32_t x : sp.mma_waiters) {
-    const WarpMma& m = warps_[x].mma;
-    at = std::min(at, sp.tensor.predict(m, m.groups[m.groups.size() - warps_[x].mma_keep - 1].threshold));
-  }
-  at = sp.mma_waiters.empty() ? -1 : std::max(at, now_);
-  if (at == sp.wake_at || !(at < std::numeric_limits<double>::infinity())) return;
-  sp.wake_at = at;
-  if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | (sm_id * kMaxSubPartitions + sub)});
-}
-
-void Engine::tensor_event(uint32_t id) {
-  const uint32_t sm_id = id / kMaxSubPartitions, sub = id % kMaxSubPartitions;
-  SubPartition& sp = sms_[sm_id].sub[sub];
-  if (sp.wake_at != now_) return;  // superseded by a later schedule (the time it was pushed for is stored)
-  sp.wake_at = -1;
-  sp.tensor.advance(now_);
-  std::erase_if(sp.mma_waiters, [&](uint32_t x) {
-    const WarpMma& m = warps_[x].mma;
-    if (m.groups[m.groups.size() - warps_[x].mma_keep - 1].done < 0) return false;
-    push(now_, x);  // re-runs its mma_wait, which now finds the group through
-    return true;
-  });
-  schedule_tensor_event(sm_id, sub);
-}
-
 bool Engine::fits(const Sm& sm) {
   if (!pending_.has_value()) pending_.emplace(grid_.block(next_block_));
   const BlockTrace& bt = *pending_;
@@ -284,61 +253,17 @@ bool Engine::run_ops(uint32_t wid) {
       case OpKind::tma_store_wait:
         wait_stores(w, op.barrier == 1, op.count);
         break;
-      case OpKind::mma: {
-        // A warpgroup's four warps each issue their quarter of a wgmma, onto their own
-        // sub-partition's tensor core, which runs a quarter of the SM's rate when one warp has
-        // it to itself and shares it in turns when several do.
-        SubPartition& sp = sub_partition(sm, w);
-        // The slice is m16nNkK: K from its flops, N in `count`.
-        const double k = double(op.flops) / (2.0 * 16 * op.count);
-        // Each wgmma instruction (k16; k32 for fp8) and the descriptor arithmetic before it take the
-        // warp's scheduler for wgmma_issue_cycles: behind what the sub-partition already issues
-        // (another warp's math).
-        if (p_.mma_issue_cycles > 0) {
-          const double instructions = k / (op.bytes == 1 ? 32 : 16);
-          const double at = std::max(w.time, sp.issue_free), issue = p_.mma_issue_cycles * instructions;
-          sp.issue_free = at + issue;
-          sp.issue_busy += issue;
-          w.time = at + issue;
-        }
-        const double rate = op.bytes == 1 ? p_.mma_fp8_flops_per_cycle : p_.mma_flops_per_cycle;  // bytes: input element size
-        const double cycles = double(op.flops) * p_.sub_partitions / rate + sp.tma_stall;  // with what TMA writes cost it
-        sp.tma_stall = 0;
-        // The warpgroup's instruction reads B (K x N) from shared memory once for its four warps,
-        // and A (64 x K) too unless A is in registers.
-        const double operand_bytes = (op.barrier == 1 ? 0.0 : 64 * k * op.bytes) + k * op.count * op.bytes;
-        sp.tensor.issue(w.mma, w.time, cycles, operand_bytes / cycles);
-        report_.flops += double(op.flops);
-        if (!sp.mma_waiters.empty()) schedule_tensor_event(blk.sm, w.index % p_.sub_partitions);
+      case OpKind::mma:
+        if (!issue_mma(w, wid, sm, op)) return true;  // held at issue, or behind an earlier event
         break;
-      }
       case OpKind::mma_commit:
         if (w.mma.open.threshold < 0) w.mma.open = {0, w.time, w.time};  // an empty group is through at once
         w.mma.groups.push_back(w.mma.open);
         w.mma.open = MmaGroup{-1};
         break;
-      case OpKind::mma_wait: {
-        // Groups already known to be through need nothing else; otherwise the core must be moved
-        // to this warp's time, which needs every earlier MMA issue handled first (time order).
-        if (run_mma_wait(w, op.count)) break;
-        if (w.time > now_) {
-          if (next_event_time() < w.time) {
-            push(w.time, wid);
-            return true;
-          }
-          now_ = w.time;
-        }
-        SubPartition& sp = sub_partition(sm, w);
-        sp.tensor.advance(w.time);
-        if (!run_mma_wait(w, op.count)) {
-          block_warp(w);
-          w.mma_keep = op.count;
-          sp.mma_waiters.push_back(wid);
-          schedule_tensor_event(blk.sm, w.index % p_.sub_partitions);
-          return true;
-        }
+      case OpKind::mma_wait:
+        if (!wait_mma(w, wid, sm, op.count)) return true;
         break;
-      }
       case OpKind::smem_store:
       case OpKind::smem_load:
         shared_access(w, sm, op);
@@ -368,23 +293,6 @@ bool Engine::run_ops(uint32_t wid) {
     }
     w.has_op = false;
   }
-}
-
-// Retires the warp's MMA groups until at most `keep` are pending; false if one is not through yet.
-// Results reach the registers mma_latency after the core is through with a group.
-bool Engine::run_mma_wait(Warp& w, uint32_t keep) {
-  while (w.mma.groups.size() > keep) {
-    const MmaGroup& g = w.mma.groups.front();
-    if (g.done < 0) return false;
-    span(w, OpKind::mma, g.issued, g.done);
-    const double ready = g.done + p_.mma_latency;
-    if (ready > w.time) {
-      if (!w.blocked) span(w, OpKind::mma_wait, w.time, ready);  // waiting for wgmma results
-      w.time = ready;
-    }
-    w.mma.groups.pop_front();
-  }
-  return true;
 }
 
 // A register op's instructions: the scheduler issues them one per issue_interval, each pipe

@@ -35,6 +35,8 @@ struct EngineParams {
   double mma_fp8_flops_per_cycle = 8192;    // per SM, dense fp8 e4m3 inputs
   double mma_latency = 128;                 // issue of an MMA slice to its result, beyond its pipe time
   double mma_issue_cycles = 0;              // a warp's scheduler, per wgmma instruction (with its descriptors)
+  double mma_issue_cycles_per_column = 0;   // the issuing warp also, per wgmma instruction and column of its N
+  uint32_t mma_queue_depth = 0;             // wgmma a sub-partition's core holds not through before an issue waits (0: no limit)
   double mma_share_age_weight = 1;          // >1: the tensor core's turns favour older warps (tensor_core.hpp)
   double tma_issue_cycles = 32;             // per box, per SM TMA unit
   double tma_bytes_per_cycle_per_sm = 64;   // what one SM's TMA unit brings in from L2 per cycle

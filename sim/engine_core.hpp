@@ -1,8 +1,9 @@
 #pragma once
 // The engine's class (sim/engine.hpp's simulate() runs one): its event loop, block placement and
-// per-op rules in engine.cpp, the memory system's (TMA loads and stores, L2, HBM, the shared-memory
-// pipe) in engine_memory.cpp, the report and deadlock message in engine_report.cpp. Included by
-// those three files only.
+// per-op rules in engine.cpp, the tensor cores' (wgmma issue, MMA waits, the cores' events) in
+// engine_tensor.cpp, the memory system's (TMA loads and stores, L2, HBM, the shared-memory pipe) in
+// engine_memory.cpp, the report and deadlock message in engine_report.cpp. Included by those four
+// files only.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -29,6 +30,8 @@ class Engine {
       : grid_(grid), p_(p), opt_(opt), sms_(p.sms) {
     if (p.sub_partitions < 1 || p.sub_partitions > kMaxSubPartitions)
       throw std::invalid_argument("sub_partitions must be 1 to " + std::to_string(kMaxSubPartitions));
+    if (p.mma_queue_depth > GroupFifo<double>::kCapacity)  // a warp's own in flight are listed in place
+      throw std::invalid_argument("wgmma_queue_depth must be 0 (no limit) to " + std::to_string(GroupFifo<double>::kCapacity));
     const uint32_t parts = std::max(p.l2_partitions, 1u);
     for (uint32_t i = 0; i < parts; ++i) l2_.emplace_back(p.l2_bytes / parts);
     for (Sm& sm : sms_)
@@ -58,9 +61,10 @@ class Engine {
     events_.push({time, (seq_++ << 24) | Event::kGroup | id});
   }
 
-  // MMA waits. A warp whose group is not through blocks; its sub-partition's core schedules one
-  // event, for when the earliest group any waiter needs would be through as things stand. New
-  // work moves that time, so an event that is no longer the pending one is ignored.
+  // MMA waits and held issues. A warp whose group is not through blocks, one whose wgmma finds its
+  // core's queue full is held; the sub-partition's core schedules one event, for when the earliest
+  // group a waiter needs, or the first instruction in its queue, would be through as things stand.
+  // New work moves that time, so an event that is no longer the pending one is ignored.
   void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
   void tensor_event(uint32_t id);
   // The next event's warp and op are out of the core's cache by the time it comes round (a full
@@ -187,6 +191,11 @@ class Engine {
     return slot - blocks_[slot].rank + rank;
   }
 
+  // A wgmma op onto the warp's sub-partition's tensor core; false if the warp is held at issue (or
+  // must wait for an earlier event first): it runs the op again when woken.
+  bool issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op);
+  // An mma_wait: false if the warp blocks until its group is through.
+  bool wait_mma(Warp& w, uint32_t wid, Sm& sm, uint32_t keep);
   // Retires the warp's MMA groups until at most `keep` are pending; false if one is not through yet.
   // Results reach the registers mma_latency after the core is through with a group.
   bool run_mma_wait(Warp& w, uint32_t keep);

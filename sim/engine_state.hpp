@@ -37,6 +37,7 @@ struct alignas(64) Warp {
   std::span<const TraceOp> batch;        // ops pulled from the source, not yet run
   OpSource* source = nullptr;
   uint32_t mma_keep = 0;    // blocked in mma_wait: until at most this many groups are pending
+  uint32_t mma_issued = 0;  // of the mma op in hand, the wgmma already issued (the rest wait for room)
   WarpMma mma;              // its MMAs on its sub-partition's tensor core
   double blocked_since = 0;
   double open_store = 0;
@@ -89,6 +90,7 @@ struct SubPartition {
   std::array<double, kPipes> pipe_busy{};
   TensorCore tensor;                  // shared in turns (older warps a little more), not in order of arrival
   std::vector<uint32_t> mma_waiters;  // warps blocked in mma_wait on this core
+  std::vector<uint32_t> issue_waiters;  // warps held at a wgmma's issue while the core's queue is full
   double wake_at = -1;                // when the pending tensor event fires (-1: none)
   double tma_stall = 0;               // tensor cycles TMA writes cost it since its last MMA issue
 };

@@ -64,6 +64,8 @@ const std::vector<MachineField>& machine_fields() {
       {"smem_bandwidth_per_sm", "bytes/cycle", &MachineSpec::smem_bandwidth_per_sm},
       {"wgmma_issue_cycles", "cycles/instruction", &MachineSpec::wgmma_issue_cycles},
       {"wgmma_share_age_weight", "ratio", &MachineSpec::wgmma_share_age_weight},
+      {"wgmma_issue_cycles_per_column", "cycles/column", &MachineSpec::wgmma_issue_cycles_per_column},
+      {"wgmma_queue_depth", "instructions", &MachineSpec::wgmma_queue_depth},
       {"lsu_load_bytes_under_wgmma", "bytes/cycle", &MachineSpec::lsu_load_bytes_under_wgmma},
       {"lsu_store_bytes_under_wgmma", "bytes/cycle", &MachineSpec::lsu_store_bytes_under_wgmma},
       {"tma_write_tensor_stall", "cycles/byte", &MachineSpec::tma_write_tensor_stall},

@@ -55,6 +55,8 @@ struct MachineSpec {
   Quantity wgmma_m64n256k32_fp8_latency;   // cycles
   Quantity wgmma_issue_cycles;        // cycles/instruction of the issuing warp's scheduler: the wgmma and its descriptor arithmetic
   Quantity wgmma_share_age_weight;    // a sub-partition's tensor core: each warp's share grows by this per warp that came after it
+  Quantity wgmma_issue_cycles_per_column;  // cycles/column the issuing warp is held besides wgmma_issue_cycles, per instruction
+  Quantity wgmma_queue_depth;         // wgmma instructions a sub-partition's tensor core holds, not yet through, before an issue waits
   // The SM core: sub-partitions, each with one warp scheduler, and the math pipes behind them. An
   // interval is the cycles between two warp instructions on one sub-partition's pipe (every
   // sub-partition of every SM busy); a latency the cycles from one instruction to a dependent one.

@@ -67,7 +67,7 @@ void TensorCore::advance(double t) {
   for (size_t i = 0; i < active_.size(); ++i) mark_through(*active_[i], active_[i]->served, now_, 1.0);
 }
 
-void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle) {
+void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle, uint32_t instructions) {
   advance(t);
   w.operand_bytes = operand_bytes_per_cycle;
   if (reached(w.drain, w.served)) {  // idle until now: it joins as the youngest
@@ -76,6 +76,8 @@ void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes
     active_.push_back(&w);
   }
   if (w.open.threshold < 0) w.open = {0, -1, t};
+  while (w.instructions.size() > 0 && reached(w.instructions.front(), w.served)) w.instructions.pop_front();
+  for (uint32_t i = 1; i <= instructions; ++i) w.instructions.push_back(w.drain + cycles * i / instructions);
   w.drain += cycles;
   w.open.threshold = w.drain;
   w.open.done = -1;
@@ -115,6 +117,26 @@ double TensorCore::predict(const WarpMma& target, double threshold) const {
     k = kept;
   }
   return t;
+}
+
+size_t TensorCore::in_flight() {
+  size_t n = 0;
+  for (WarpMma* w : active_) {
+    while (w->instructions.size() > 0 && reached(w->instructions.front(), w->served)) w->instructions.pop_front();
+    n += w->instructions.size();
+  }
+  return n;
+}
+
+double TensorCore::next_through() const {
+  double at = std::numeric_limits<double>::infinity();
+  for (const WarpMma* w : active_)
+    for (size_t i = 0; i < w->instructions.size(); ++i)
+      if (!reached(w->instructions[i], w->served)) {
+        at = std::min(at, predict(*w, w->instructions[i]));
+        break;
+      }
+  return at;
 }
 
 TensorCore::PortUse TensorCore::port_use(double t) const {

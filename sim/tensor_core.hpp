@@ -65,6 +65,7 @@ struct WarpMma {
   double operand_bytes = 0;  // shared-memory bytes per cycle its latest MMA reads while it runs
   MmaGroup open{-1};  // the group being issued (threshold < 0: none)
   GroupFifo<MmaGroup> groups;  // committed, not yet waited for
+  GroupFifo<double> instructions;  // where each wgmma issued and not yet through ends, in `drain`'s terms
 };
 
 class TensorCore {
@@ -75,8 +76,15 @@ class TensorCore {
   // Moves the core to real time t (never backwards), recording the real completion time of every
   // group it passes and dropping warps whose work is through.
   void advance(double t);
-  // Queues `cycles` of work (alone on the core) for warp w at real time t (>= the core's time).
-  void issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle = 0);
+  // Queues `cycles` of work (alone on the core) for warp w at real time t (>= the core's time): its
+  // next `instructions` wgmma, each an equal part, which in_flight() counts (0: not counted).
+  void issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle = 0, uint32_t instructions = 0);
+  // The wgmma instructions issued to the core, by all its warps, that it is not through with at its
+  // time: on the GPU a warp's next wgmma waits at issue while its sub-partition has a handful of
+  // them (kernels/probes/wgmma_queue_probe.cu).
+  size_t in_flight();
+  // When the first of those would be through if no more work arrived (infinity: none is in flight).
+  double next_through() const;
   // Whether a warp's work was left at the core's last move (issue, advance): cheap, and all an
   // approximate caller needs.
   bool busy() const { return !active_.empty(); }

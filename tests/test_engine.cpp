@@ -263,21 +263,84 @@ TEST_CASE("a shared-memory load beside wgmma gets what the operand reads leave o
 
 TEST_CASE("a wgmma takes its warp's scheduler before the tensor core: behind another warp's math", "[engine]") {
   // One m64n64 MMA 64 deep: 4 instructions, 128 cycles on the core, results 10 later. At 5 issue
-  // cycles an instruction the core starts at 20: 158. Warp 4 shares sub-partition 0 and issues 40
-  // FMA first (40 cycles of its scheduler): the MMA's issue waits for them, 40 + 20 + 128 + 10.
+  // cycles an instruction the core starts on the first at 5 (the warp issues the other three
+  // meanwhile): 143. Warp 4 shares sub-partition 0 and issues 40 FMA first (40 cycles of its
+  // scheduler): the MMA's issue waits for them, 40 + 5 + 128 + 10.
   EngineParams p = pipe_params();
   p.mma_latency = 10;
   p.mma_issue_cycles = 5;
   const std::vector<TraceOp> mma = {op(OpKind::mma, 0, 64, 2, 2 * 16 * 64 * 64), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
   HandGrid alone({mma});
-  CHECK(simulate(alone, p).cycles == Approx(158));
+  CHECK(simulate(alone, p).cycles == Approx(143));
   const std::vector<TraceOp> idle = {};
   const std::vector<TraceOp> fma = {math({{Pipe::fma, 40}})};
   HandGrid behind({fma, idle, idle, idle, mma});
-  CHECK(simulate(behind, p).cycles == Approx(40 + 20 + 128 + 10));
+  CHECK(simulate(behind, p).cycles == Approx(40 + 5 + 128 + 10));
   p.mma_issue_cycles = 0;
   HandGrid free_issue({mma});
   CHECK(simulate(free_issue, p).cycles == Approx(138));
+}
+
+TEST_CASE("a wgmma waits at issue while its sub-partition's core has mma_queue_depth not through", "[engine]") {
+  // The probe's case (kernels/probes/wgmma_queue_probe.cu): 16 m64n256k16 in one op, 128 cycles each
+  // on a quarter core, then one FMA. With room for 7 the first 7 issue at once and each later one
+  // when the core is through with the one 7 before it: the 16th at 9 x 128. The FMA starts there;
+  // the core's time (16 x 128 + latency 10) is the same either way.
+  EngineParams p = simple_params();
+  const TraceOp mma16 = op(OpKind::mma, 0, 256, 2, 2 * 16 * 256 * 256);
+  const std::vector<TraceOp> warp = {mma16, math({{Pipe::fma, 1}}), op(OpKind::mma_commit), op(OpKind::mma_wait, 0, 0)};
+  auto fma_start = [](const SimReport& r, uint32_t warp_index) {
+    for (const Span& s : r.spans)
+      if (s.warp == warp_index && s.kind == OpKind::math) return s.start;
+    return -1.0;
+  };
+  SimOptions opt;
+  opt.timeline_sms = 1;
+  p.mma_queue_depth = 7;
+  HandGrid held({warp});
+  const SimReport r = simulate(held, p, opt);
+  CHECK(fma_start(r, 0) == Approx(9 * 128));
+  CHECK(r.cycles == Approx(16 * 128 + 10));
+  p.mma_queue_depth = 0;
+  HandGrid unlimited({warp});
+  const SimReport free_issue = simulate(unlimited, p, opt);
+  CHECK(fma_start(free_issue, 0) == Approx(0));
+  CHECK(free_issue.cycles == Approx(16 * 128 + 10));
+
+  // Two warps of one sub-partition share its queue (the probe's two warpgroups are held after 3-4
+  // instructions each, not 7): warp 0 takes the 7 places, warp 4 gets one each time the core is
+  // through with an instruction, and both are held. Warps 1 and 5 on sub-partition 1 do the same
+  // beside them, untouched. The core is busy 32 x 128 cycles either way.
+  p.mma_queue_depth = 7;
+  const std::vector<TraceOp> idle = {};
+  HandGrid pair({warp, warp, idle, idle, warp, warp});
+  const SimReport shared = simulate(pair, p, opt);
+  CHECK(shared.cycles == Approx(32 * 128 + 10));
+  CHECK(fma_start(shared, 0) > 9 * 128);
+  CHECK(fma_start(shared, 4) > 9 * 128);
+  CHECK(fma_start(shared, 1) == Approx(fma_start(shared, 0)));
+  CHECK(fma_start(shared, 5) == Approx(fma_start(shared, 4)));
+
+  // A wide wgmma holds its warp longer than its scheduler (the probe's six back-to-back
+  // m64n256k16 left the warp 30.5 cycles apart): 5 + 0.1 x 256 = 30.6 cycles an instruction for the
+  // warp, of which 5 are the scheduler's. No queue limit here: the FMA after 16 starts at 16 x 30.6,
+  // while warp 4's FMA on the same sub-partition waits only for the 16 x 5 scheduler cycles. The
+  // core starts on the first instruction once it is issued: 30.6 + 16 x 128 + 10.
+  p.mma_queue_depth = 0;
+  p.mma_issue_cycles = 5;
+  p.mma_issue_cycles_per_column = 0.1;
+  const std::vector<TraceOp> fma_only = {math({{Pipe::fma, 1}})};
+  HandGrid wide({warp, idle, idle, idle, fma_only});
+  const SimReport held_warp = simulate(wide, p, opt);
+  CHECK(fma_start(held_warp, 0) == Approx(16 * 30.6));
+  CHECK(fma_start(held_warp, 4) == Approx(16 * 5));
+  CHECK(held_warp.cycles == Approx(30.6 + 16 * 128 + 10));
+  p.mma_issue_cycles = 0;
+  p.mma_issue_cycles_per_column = 0;
+
+  p.mma_queue_depth = 17;
+  HandGrid too_deep({warp});
+  CHECK_THROWS_WITH(simulate(too_deep, p), Catch::Contains("wgmma_queue_depth must be 0 (no limit) to 16"));
 }
 
 TEST_CASE("progress reports blocks done and a false return stops the simulation", "[engine]") {
