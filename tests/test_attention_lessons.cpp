@@ -247,9 +247,9 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
   const TrustModel all = trust_model(AttnTrustState{}, m);
   REQUIRE(all.summary.rfind("MAPE ", 0) == 0);
   CHECK(all.mape == Approx(std::stod(all.summary.substr(5))).margin(0.1));
-  // Lesson 17: every forward row is optimistic, by at most 19 %, by at least 10 % at N 1024, and less
-  // at N 16384 than at N 1024 for each head size and mask (the unmasked D 128 rows there within 5 %);
-  // the backward is within 6 % at N 1024, 8-12 % optimistic at N 4096 and 13-18 % at N 16384, its
+  // Lesson 17: every forward row is optimistic, by 8-22 %, by at least 10 % at N 1024, and less at
+  // N 16384 than at N 1024 for each head size and mask (the D 128 rows there within 9 %); the
+  // backward is within 11 % at N 1024, 12-22 % optimistic at N 4096 and 19-34 % at N 16384, its
   // error growing with N for every head size and mask.
   std::map<std::string, std::map<int, double>> forward_by_n, backward_by_n;  // head size and mask -> N -> error
   for (const CompareRow& r : m.compare) {
@@ -257,15 +257,15 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
     const int n = r.shape.find(" N1024 ") != std::string::npos ? 1024 : r.shape.find(" N4096 ") != std::string::npos ? 4096 : 16384;
     const std::string variant = std::string(r.shape.find(" D64") != std::string::npos ? "D64" : "D128") + (r.causal ? " causal" : "");
     if (r.backward) {
-      const double low = n == 1024 ? -6 : n == 4096 ? 7.5 : 12.5, high = n == 1024 ? 6 : n == 4096 ? 12.5 : 18.5;
+      const double low = n == 1024 ? -11 : n == 4096 ? 11.5 : 18.5, high = n == 1024 ? 11 : n == 4096 ? 22.5 : 34.5;
       CHECK(r.error_percent >= low);
       CHECK(r.error_percent <= high);
       backward_by_n[variant][n] = r.error_percent;
     } else {
-      CHECK(r.error_percent > 0);
-      CHECK(r.error_percent <= 19.5);
+      CHECK(r.error_percent >= 7.5);
+      CHECK(r.error_percent <= 22.5);
       if (n == 1024) CHECK(r.error_percent >= 9.95);
-      if (n == 16384 && variant == "D128") CHECK(r.error_percent < 5);
+      if (n == 16384 && variant.starts_with("D128")) CHECK(r.error_percent < 9);
       forward_by_n[variant][n] = r.error_percent;
     }
   }
@@ -294,15 +294,24 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
     CHECK(text.find(spearman(m.compare_summary) + " now") != std::string::npos);
     CHECK(old.find("MAPE 7.3 %") != std::string::npos);
     CHECK(text.find("mean error was 7.3 %") != std::string::npos);
+    // And of the wgmma issue model: the rows before it (rank correlation and mean error) and the mean now.
+    const std::string before = testing::read_text("data/measured/h100/sim-attention/compare-attention-2e405dc.txt");
+    CHECK(text.find(spearman(before.substr(before.rfind("MAPE"))) + " after the refit") != std::string::npos);
+    CHECK(before.find("MAPE 10.4 %") != std::string::npos);
+    CHECK(m.compare_summary.find("MAPE 14.7 %") != std::string::npos);
+    CHECK(text.find("from a mean error of 10.4 % to 14.7 %") != std::string::npos);
   }
   const TrustModel fwd = trust_model({AttnPassFilter::fwd, false}, m), bwd = trust_model({AttnPassFilter::bwd, false}, m);
-  // "The backward's error runs the other way from the forward's" (which shrinks with N, above); the
-  // forward's rows now weigh more in the mean than the backward's.
-  CHECK(fwd.mape > bwd.mape);
-  const Question q = make_question("sim-error", {{"row", 3}}, AttnTrustState{});
+  // "The backward's error runs the other way from the forward's" (which shrinks with N, above), and
+  // "the backward now weighs more in the mean error than the forward".
+  CHECK(bwd.mape > fwd.mape);
+  // A row whose error is large enough that the error relative to the simulation is a different answer
+  // (row 2, the forward causal at N 1024 D 64: 21.5 %; row 3's -0.4 % would not tell the two apart).
+  const Question q = make_question("sim-error", {{"row", 2}}, AttnTrustState{});
   REQUIRE(q.error.empty());
-  CHECK(accepts(q, std::abs(m.compare[3].error_percent)));  // the question asks for it as a positive number
-  CHECK_FALSE(accepts(q, 100 * std::abs(m.compare[3].simulated - m.compare[3].measured) / m.compare[3].simulated));
+  REQUIRE(std::abs(m.compare[2].error_percent) > 5);
+  CHECK(accepts(q, std::abs(m.compare[2].error_percent)));  // the question asks for it as a positive number
+  CHECK_FALSE(accepts(q, 100 * std::abs(m.compare[2].simulated - m.compare[2].measured) / m.compare[2].simulated));
 }
 
 TEST_CASE("the attention intensity exercise accepts N / 2 and rejects the tile's intensity", "[viz][attention][quiz]") {

@@ -110,8 +110,18 @@ TEST_CASE("lesson 5: the measured and simulated jump is at three stages", "[less
   CHECK(text.find(with_commas(std::lround(8 * m.wgmma_m64n256k16_interval.value)) + " cycles") != std::string::npos);
   CHECK(text.find(with_commas(std::lround(m.tma_load_latency_under_load.value)) + " cycles") != std::string::npos);
   CHECK(text.find(std::to_string(std::lround(m.tma_load_latency_l2_hit.value)) + " cycles") != std::string::npos);
-  CHECK(m.tma_load_latency_under_load.value > 8 * m.wgmma_m64n256k16_interval.value);   // one slice cannot hide a load
-  CHECK(m.tma_load_latency_under_load.value < 16 * m.wgmma_m64n256k16_interval.value);  // two can
+  // "That looks short enough": the fitted load is shorter than one slice's multiplication, yet the
+  // stage comes free late, behind the next slice's wgmma issues, which wait for room among the
+  // "seven unfinished" a quarter of the tensor cores takes. The simulator, with that, finds the jump
+  // at three stages too.
+  CHECK(m.tma_load_latency_under_load.value < 8 * m.wgmma_m64n256k16_interval.value);
+  CHECK(m.tma_load_latency_under_load.value < 16 * m.wgmma_m64n256k16_interval.value);  // two slices hide it
+  CHECK(m.wgmma_queue_depth.value == 7);
+  CHECK(text.find("at most seven unfinished") != std::string::npos);
+  std::vector<double> simulated;
+  for (uint32_t s = 1; s <= 4; ++s) simulated.push_back(1.0 / simulate({4096, 4096, 4096, s})->report.cycles);
+  CHECK(simulated[2] / simulated[1] > simulated[1] / simulated[0]);
+  CHECK(simulated[2] / simulated[1] > simulated[3] / simulated[2]);
 }
 
 TEST_CASE("lesson 5: a warp waiting for data while its own wgmma runs is not starved", "[lessons][claims][pipeline]") {
