@@ -119,20 +119,25 @@ double TensorCore::predict(const WarpMma& target, double threshold) const {
   return t;
 }
 
+// Both count an instruction within the rounding of the core's time as through, as mark_through
+// does a group: a held warp woken at the time predicted must find its room, or it would be woken at
+// that time again, forever.
 size_t TensorCore::in_flight() {
+  const double slack = slack_at(now_, 1.0);
   size_t n = 0;
   for (WarpMma* w : active_) {
-    while (w->instructions.size() > 0 && reached(w->instructions.front(), w->served)) w->instructions.pop_front();
+    while (w->instructions.size() > 0 && reached(w->instructions.front(), w->served, slack)) w->instructions.pop_front();
     n += w->instructions.size();
   }
   return n;
 }
 
 double TensorCore::next_through() const {
+  const double slack = slack_at(now_, 1.0);
   double at = std::numeric_limits<double>::infinity();
   for (const WarpMma* w : active_)
     for (size_t i = 0; i < w->instructions.size(); ++i)
-      if (!reached(w->instructions[i], w->served)) {
+      if (!reached(w->instructions[i], w->served, slack)) {
         at = std::min(at, predict(*w, w->instructions[i]));
         break;
       }
