@@ -195,13 +195,7 @@ bool Engine::run_ops(uint32_t wid) {
     const TraceOp& op = *w.op;
     // Shared units (tensor pipe, TMA, LSU, L2, HBM) must see requests in time order; every other
     // op carries its own time, so a warp runs ahead through those and yields only here.
-    if (uses_shared_unit(op.kind) && w.time > now_) {
-      if (next_event_time() < w.time) {
-        push(w.time, wid);
-        return true;
-      }
-      now_ = w.time;
-    }
+    if (uses_shared_unit(op.kind) && !catch_up(w, wid)) return true;
     switch (op.kind) {
       case OpKind::barrier_init: {
         Barrier* found = blk.find_barrier(op.barrier);

@@ -97,6 +97,17 @@ class Engine {
     __builtin_prefetch(p);
 #endif
   }
+  // Moves the event clock to the warp's time so that a shared unit sees its request in time order;
+  // false (and the warp queued for then) while an earlier event is still to run.
+  bool catch_up(const Warp& w, uint32_t wid) {
+    if (w.time <= now_) return true;
+    if (next_event_time() < w.time) {
+      push(w.time, wid);
+      return false;
+    }
+    now_ = w.time;
+    return true;
+  }
   // When the next event happens: the queue's first, or the rest of the wake group being run.
   double next_event_time() const {
     const double queued = events_.empty() ? std::numeric_limits<double>::infinity() : events_.top().time;

@@ -30,13 +30,7 @@ bool Engine::issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op) {
     if (p_.mma_queue_depth > 0) {
       // Counting what the core is through with needs it moved to this warp's time: every earlier
       // issue handled first (time order).
-      if (w.time > now_) {
-        if (next_event_time() < w.time) {
-          push(w.time, wid);
-          return false;
-        }
-        now_ = w.time;
-      }
+      if (!catch_up(w, wid)) return false;
       sp.tensor.advance(w.time);
       const size_t queued = sp.tensor.in_flight();
       if (queued >= p_.mma_queue_depth) {
@@ -74,13 +68,7 @@ bool Engine::issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op) {
 // warp's time, which needs every earlier MMA issue handled first (time order).
 bool Engine::wait_mma(Warp& w, uint32_t wid, Sm& sm, uint32_t keep) {
   if (run_mma_wait(w, keep)) return true;
-  if (w.time > now_) {
-    if (next_event_time() < w.time) {
-      push(w.time, wid);
-      return false;
-    }
-    now_ = w.time;
-  }
+  if (!catch_up(w, wid)) return false;
   SubPartition& sp = sub_partition(sm, w);
   sp.tensor.advance(w.time);
   if (run_mma_wait(w, keep)) return true;
