@@ -99,6 +99,8 @@ int compare_timeline(const TimelineCompareArgs& a, const sim::MachineSpec& machi
   if (measured.plain_ms > 0)
     std::printf(" (recording added %+.1f %% to %.4f ms)", 100.0 * (measured.kernel_ms / measured.plain_ms - 1.0), measured.plain_ms);
   if (measured.dropped > 0) std::printf(", %llu records dropped", static_cast<unsigned long long>(measured.dropped));
+  if (const std::string left_out = sim::unrecorded_kinds(measured); !left_out.empty())
+    std::printf(";\n  its build stamped no %s: those rows say \"unstamped\"", left_out.c_str());
   std::printf("\nsimulated %s on %s at %.0f MHz: the %zu blocks SMs 0-%u ran%s\n\n", simulated.title.c_str(), machine.name.c_str(),
               simulated.clock_mhz, blocks_s.size(), sms - 1, a.simulated_out.empty() ? "" : (" (written to " + a.simulated_out + ")").c_str());
 
@@ -117,7 +119,14 @@ int compare_timeline(const TimelineCompareArgs& a, const sim::MachineSpec& machi
       const double a_share = rm.share(k), b_share = rs ? rs->share(k) : 0;
       // Asynchronous work overlaps itself (several loads, a wgmma group behind its wait): its
       // summed time over the role's time is how many are in flight on average, not a share.
-      if (k == sim::OpKind::tma_load || k == sim::OpKind::tma_store || k == sim::OpKind::mma)
+      const bool in_flight = k == sim::OpKind::tma_load || k == sim::OpKind::tma_store || k == sim::OpKind::mma;
+      const bool seen = k == sim::OpKind::mma ? measured.recorded(sim::OpKind::mma_commit) && measured.recorded(sim::OpKind::mma_wait)
+                                              : measured.recorded(k);
+      if (!seen && in_flight)
+        std::printf("  %-28s %10s %8.2f    in flight on average\n", std::string(sim::op_name(k)).c_str(), "unstamped", b_share);
+      else if (!seen)
+        std::printf("  %-28s %10s %8.1f %%\n", std::string(sim::op_name(k)).c_str(), "unstamped", 100 * b_share);
+      else if (in_flight)
         std::printf("  %-28s %8.2f   %8.2f    in flight on average\n", std::string(sim::op_name(k)).c_str(), a_share, b_share);
       else
         std::printf("  %-28s %8.1f %% %8.1f %%  %+6.1f\n", std::string(sim::op_name(k)).c_str(), 100 * a_share, 100 * b_share,

@@ -103,6 +103,7 @@ static int record_timeline(const SimJob& job, const JobArgs& args, const std::st
   t.dropped = m.dropped;
   t.kernel_ms = run.recorded_ms;
   t.plain_ms = run.plain_ms;
+  t.recorded_kinds = m.kinds;
   std::ofstream out(path);
   if (!out) throw UsageError("cannot write " + path);
   out << sim::timeline_json(t);
@@ -111,6 +112,8 @@ static int record_timeline(const SimJob& job, const JobArgs& args, const std::st
   std::printf("%s\n", run.title.c_str());
   std::printf("recorded blocks %u of %u (from %u, every %u), %u warps in all, %zu spans, %llu records dropped\n", p.blocks,
               run.grid_blocks, p.first, p.stride, m.warps, m.spans.size(), static_cast<unsigned long long>(m.dropped));
+  if (const std::string left_out = sim::unrecorded_kinds(t); !left_out.empty())
+    std::printf("this build stamps no %s (TILESCOPE_STAMP_KINDS)\n", left_out.c_str());
   if (run.plain_ms > 0)
     std::printf("plain %.4f ms, recording %.4f ms (%+.1f %%), SM clock %.0f MHz\n", run.plain_ms, run.recorded_ms,
                 100.0 * (run.recorded_ms / run.plain_ms - 1.0), m.clock_mhz);

@@ -36,6 +36,7 @@ MeasuredSpans spans_from_stamps(const stamp::Recording& r) {
   uint64_t ns0 = UINT64_MAX;
   for (const auto& h : r.headers) {
     if (!h.valid) continue;
+    out.kinds = out.warps == 0 ? h.kinds : out.kinds & h.kinds;
     ++out.warps;
     out.dropped += h.dropped;
     ns0 = std::min(ns0, h.ns_start);

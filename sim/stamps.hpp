@@ -28,6 +28,7 @@ struct MeasuredSpans {
   double clock_mhz = 0;     // median over warps of clock64 cycles per global-timer microsecond
   uint64_t dropped = 0;     // records that did not fit (their warps' spans stop early)
   uint32_t warps = 0;       // warps with a header
+  uint32_t kinds = 0;       // the op kinds every recorded warp's build stamped (stamp::kind_bit's)
 };
 
 MeasuredSpans spans_from_stamps(const stamp::Recording& r);

@@ -105,6 +105,12 @@ std::string timeline_json(const Timeline& t) {
     other["dropped_records"] = t.dropped;
     other["kernel_ms"] = t.kernel_ms;
     other["plain_kernel_ms"] = t.plain_ms;
+    if (t.recorded_kinds != stamp::kAllKinds) {
+      nlohmann::json kinds = nlohmann::json::array();
+      for (int k = 0; k < kOpKinds; ++k)
+        if (t.recorded(static_cast<OpKind>(k))) kinds.push_back(std::string(op_name(static_cast<OpKind>(k))));
+      other["recorded_kinds"] = kinds;  // absent: every kind
+    }
   }
   os << "],\"displayTimeUnit\":\"ns\",\"otherData\":" << other.dump() << "}";
   return os.str();
@@ -115,6 +121,17 @@ std::string timeline_json(const SimReport& r, const EngineParams& p) {
   t.clock_mhz = p.clock_mhz;
   t.spans = r.spans;
   return timeline_json(t);
+}
+
+std::string unrecorded_kinds(const Timeline& t) {
+  std::string out;
+  for (OpKind k : {OpKind::wait, OpKind::tma_load, OpKind::tma_store, OpKind::tma_store_wait, OpKind::mma, OpKind::mma_wait,
+                   OpKind::smem_store, OpKind::smem_load, OpKind::warpgroup_sync, OpKind::block_sync, OpKind::math}) {
+    // A measured wgmma group runs from its commit to its wait: it needs both stamped.
+    const bool seen = k == OpKind::mma ? t.recorded(OpKind::mma_commit) && t.recorded(OpKind::mma_wait) : t.recorded(k);
+    if (!seen) out += (out.empty() ? "" : ", ") + std::string(op_name(k));
+  }
+  return out;
 }
 
 namespace {
@@ -153,6 +170,15 @@ Timeline read_timeline_json(const std::string& text, const std::string& name) {
   t.dropped = other.value("dropped_records", uint64_t{0});
   t.kernel_ms = other.value("kernel_ms", 0.0);
   t.plain_ms = other.value("plain_kernel_ms", 0.0);
+  if (other.contains("recorded_kinds")) {
+    if (!other["recorded_kinds"].is_array()) throw fail("otherData.recorded_kinds is not a list of op names");
+    t.recorded_kinds = 0;
+    for (const auto& k : other["recorded_kinds"]) {
+      const auto kind = k.is_string() ? op_by_name(k.get<std::string>()) : std::nullopt;
+      if (!kind) throw fail("otherData.recorded_kinds: unknown op " + k.dump());
+      t.recorded_kinds |= stamp::kind_bit(*kind);
+    }
+  }
   if (!(t.clock_mhz > 0)) throw fail("otherData.clock_mhz is missing or not positive (not a TileScope timeline?)");
   size_t index = 0;
   for (const auto& e : j["traceEvents"]) {

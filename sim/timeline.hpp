@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/engine.hpp"
+#include "tiles/backend/stamps.hpp"
 
 namespace ts::sim {
 
@@ -21,6 +22,10 @@ struct Timeline {
   std::vector<Span> spans;           // cycles from the launch's start
   uint64_t dropped = 0;              // measured: records that did not fit their warp's buffer
   double kernel_ms = 0, plain_ms = 0;  // measured: the recorded launch's median time, and the plain build's
+  // Measured: the op kinds the recording build stamped (stamp::kind_bit's); a kind left out has no
+  // spans because it was not looked at, not because it took no time.
+  uint32_t recorded_kinds = stamp::kAllKinds;
+  bool recorded(OpKind k) const { return (recorded_kinds & stamp::kind_bit(k)) != 0; }
 };
 
 std::string timeline_json(const Timeline& t);
@@ -28,6 +33,10 @@ std::string timeline_json(const Timeline& t);
 // std::runtime_error "NAME: reason" for anything else.
 Timeline read_timeline_json(const std::string& text, const std::string& name);
 Timeline read_timeline_file(const std::string& path);
+
+// The op kinds a timeline of the simulator has spans for that a measured one's build did not stamp,
+// by name ("math, smem_store"); empty when it stamped them all.
+std::string unrecorded_kinds(const Timeline& t);
 
 // A span's op name as the file writes it: "wait", "mma", "math (sfu)"; measured math spans have no pipe.
 std::string span_name(const Span& s, bool with_pipe);

@@ -201,3 +201,32 @@ TEST_CASE("stamps: a warp mask leaves the other warps without a slot, and the re
   p.warp_mask = 1u << 20;                 // a warp the kernel does not have
   CHECK(stamp::recorded_warps(p) == 0);
 }
+
+TEST_CASE("stamps: a lighter recording build says which op kinds it stamped, and its timeline file keeps that") {
+  RingBuilder b(8);
+  b.header(0, 1000, 0, 500);
+  b.header(4, 1000, 0, 500);
+  b.r.headers[0].kinds = stamp::kWaitKinds;
+  b.r.headers[4].kinds = stamp::kWaitKinds | stamp::kind_bit(OpKind::math);  // the set is what every warp stamped
+  b.add(0, OpKind::mma_commit, 1010, 0);
+  b.add(0, OpKind::mma_wait, 1100, 40);
+  const sim::MeasuredSpans m = sim::spans_from_stamps(b.r);
+  CHECK(m.kinds == stamp::kWaitKinds);
+
+  sim::Timeline t;
+  t.source = "measured";
+  t.clock_mhz = 1000;
+  t.spans = m.spans;
+  CHECK(sim::unrecorded_kinds(t).empty());  // every kind by default
+  t.recorded_kinds = m.kinds;
+  CHECK(sim::unrecorded_kinds(t) == "smem_store, smem_load, math");
+  CHECK(t.recorded(OpKind::mma_wait));
+  CHECK_FALSE(t.recorded(OpKind::math));
+  const sim::Timeline back = sim::read_timeline_json(sim::timeline_json(t), "light.json");
+  CHECK(back.recorded_kinds == stamp::kWaitKinds);
+  CHECK(sim::read_timeline_json(sim::timeline_json(sim::Timeline{.source = "measured", .clock_mhz = 1000}), "all.json").recorded_kinds ==
+        stamp::kAllKinds);
+  CHECK_THROWS_WITH(
+      sim::read_timeline_json(R"({"traceEvents":[],"otherData":{"clock_mhz":1000,"recorded_kinds":["wait","teleport"]}})", "k.json"),
+      Catch::Contains("recorded_kinds: unknown op \"teleport\""));
+}

@@ -34,9 +34,23 @@ struct WarpHeader {
   uint32_t count = 0;    // records written
   uint32_t dropped = 0;  // records that did not fit
   uint32_t valid = 0;    // 1 once written: a slot of a block that never ran stays 0
-  uint32_t unused[2] = {};
+  uint32_t kinds = 0;    // the op kinds the build stamps (a bit per sim::OpKind): kAllKinds or fewer
+  uint32_t unused = 0;
 };
 static_assert(sizeof(WarpHeader) == 64);
+
+constexpr uint32_t kind_bit(sim::OpKind k) { return 1u << static_cast<int>(k); }
+inline constexpr uint32_t kAllKinds = (1u << sim::kOpKinds) - 1;
+// A lighter build's set (cmake -DTILESCOPE_STAMP_KINDS=waits): what the steady-state pace of the
+// wgmma groups and TMA loads and each role's waiting share need, and nothing inside the consumers'
+// register work (no register math, no register <-> shared moves). Every stamp is a clock read the
+// compiler may not schedule across; in the attention forward's loop the math and move stamps are
+// most of them (kernels/stamps/README.md says what each set costs).
+inline constexpr uint32_t kWaitKinds =
+    kind_bit(sim::OpKind::wait) | kind_bit(sim::OpKind::tma_load) | kind_bit(sim::OpKind::tma_store) |
+    kind_bit(sim::OpKind::tma_store_commit) | kind_bit(sim::OpKind::tma_store_wait) | kind_bit(sim::OpKind::mma_commit) |
+    kind_bit(sim::OpKind::mma_wait) | kind_bit(sim::OpKind::warpgroup_sync) | kind_bit(sim::OpKind::block_sync) |
+    kind_bit(sim::OpKind::set_registers);
 
 // Which blocks record, and where. Blocks first, first + stride, ... (`blocks` of them) record
 // the warps of `warp_mask`; the others record nothing (their stamps' stores are predicated off).

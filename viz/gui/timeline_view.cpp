@@ -98,6 +98,8 @@ bool draw_timeline_window(const Fonts& f, SimCache& sims, int lesson, int step, 
                       " recorded, " + std::to_string(m.spans.size()) + " spans, SM clock " + fixed("%.0f MHz", m.clock_mhz);
   if (m.plain_ms > 0)
     about += fixed(", recording cost %+.0f %% over the plain build's %.3f ms", 100 * (m.kernel_ms / m.plain_ms - 1), m.plain_ms);
+  if (const std::string left_out = sim::unrecorded_kinds(m); !left_out.empty())
+    about += "; a lighter recording: no " + left_out + " stamped (gaps in its rows)";
   ImGui::TextWrapped("%s", about.c_str());
   if (m.dropped > 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(colour::memory_bound));

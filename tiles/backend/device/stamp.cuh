@@ -14,6 +14,11 @@
 #ifndef TILESCOPE_STAMPS
 #define TILESCOPE_STAMPS 0
 #endif
+// The op kinds the build stamps (a mask of kind_bit's; CMake's TILESCOPE_STAMP_KINDS sets it for
+// kernels/stamps/recorded_launch.cu): the others compile to nothing, as in the plain build.
+#ifndef TILESCOPE_STAMP_KINDS
+#define TILESCOPE_STAMP_KINDS ts::stamp::kAllKinds
+#endif
 
 #if TILESCOPE_STAMPS
 #include <cuda_runtime.h>
@@ -61,6 +66,10 @@ __device__ inline uint32_t sm_id() {
   return s;
 }
 
+inline constexpr uint32_t kKinds = TILESCOPE_STAMP_KINDS;
+// Whether this build stamps ops of kind k: k is a constant at every call, so the test folds away.
+__device__ constexpr bool stamps(sim::OpKind k) { return (kKinds & kind_bit(k)) != 0; }
+
 // The warp's slot, or -1 when it does not record.
 __device__ inline int64_t warp_slot() {
   const uint32_t b = blockIdx.x;
@@ -79,8 +88,11 @@ __device__ inline void write(uint8_t kind, uint32_t arg, uint64_t start, uint64_
 // Times an op from construction to destruction (ops of one warp never nest).
 class Scope {
  public:
-  __device__ explicit Scope(sim::OpKind kind, uint32_t arg = 0) : kind_(static_cast<uint8_t>(kind)), arg_(arg), start_(now()) {}
-  __device__ ~Scope() { write(kind_, arg_, start_, now()); }
+  __device__ explicit Scope(sim::OpKind kind, uint32_t arg = 0)
+      : kind_(static_cast<uint8_t>(kind)), arg_(arg), start_(stamps(kind) ? now() : 0) {}
+  __device__ ~Scope() {
+    if (stamps(static_cast<sim::OpKind>(kind_))) write(kind_, arg_, start_, now());
+  }
   Scope(const Scope&) = delete;
   Scope& operator=(const Scope&) = delete;
 
@@ -93,6 +105,7 @@ class Scope {
 // An op that does not block (a TMA issue, a wgmma commit, register math): its start only.
 // `repeat`: the op stands for that many more of its kind (a TMA load of several boxes).
 __device__ inline void mark(sim::OpKind kind, uint32_t arg = 0, uint8_t repeat = 0) {
+  if (!stamps(kind)) return;
   if (kind == sim::OpKind::math) {
     uint32_t in_run;
     asm volatile("mov.u32 %0, ts_math;" : "=r"(in_run));
@@ -115,6 +128,7 @@ __device__ inline void begin_block() {
   if (!writes) return;
   WarpHeader& h = g_plan.headers[slot];
   h.block = blockIdx.x, h.sm = sm_id(), h.warp = threadIdx.x / 32;
+  h.kinds = kKinds;
   h.ns_start = global_ns();
   h.clock_start = now();
 }
