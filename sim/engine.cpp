@@ -291,15 +291,19 @@ bool Engine::run_ops(uint32_t wid) {
 
 // A register op's instructions: the scheduler issues them one per issue_interval, each pipe
 // takes its own at its rate, all from when the warp gets its first issue slot; the warp goes on
-// when the last result is back (the next op usually needs it). Other warps of the sub-partition
-// queue behind what this one holds: their instructions interleave on the real pipes, which
-// changes who waits, not how much the pipes can do.
+// when the last result is back (the next op usually needs it), and not before its chain of
+// dependent instructions (a reduction's fold) has run, each at its pipe's latency. Other warps of
+// the sub-partition queue behind what this one holds: their instructions interleave on the real
+// pipes, which changes who waits, not how much the pipes can do.
 void Engine::run_math(SubPartition& sp, Warp& w, const PipeCounts& pipes) {
   const double issue = static_cast<double>(pipes.total()) * p_.issue_interval;
   const double start = std::max(w.time, sp.issue_free);
   sp.issue_free = start + issue;
   sp.issue_busy += issue;
   double done = start + issue;
+  double chain = 0;
+  for (int i = 0; i < kPipes; ++i) chain += pipes.chain[i] * p_.pipe_latency[i];
+  done = std::max(done, start + chain);
   Pipe bound = Pipe::fma;
   double bound_time = -1;
   for (int i = 0; i < kPipes; ++i) {

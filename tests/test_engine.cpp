@@ -39,6 +39,7 @@ TEST_CASE("one wgmma: pipe time plus latency", "[engine]") {
 namespace {
 TraceOp math(std::initializer_list<std::pair<Pipe, uint16_t>> counts) {
   TraceOp o = op(OpKind::math);
+  o.pipes = {};  // the op was made with its box zeroed, which leaves the counts' room past it undefined
   for (auto [pipe, n] : counts) o.pipes[pipe] = n;
   return o;
 }
@@ -61,6 +62,23 @@ TEST_CASE("register math: an FMA chain waits for each op's results", "[engine]")
   // One of four sub-partitions issued 20 of 28 cycles.
   CHECK(r.issue_busy[0] == Approx(20.0 / 28.0));
   CHECK(r.issue_busy[1] == 0);
+}
+
+TEST_CASE("register math: a reduction waits for its fold's chain of dependent steps, not only its issue", "[engine]") {
+  // A row sum of 64 elements a lane into 2 values, 2 butterfly rounds: 64 + 4 FADD and 4 SHFL issue in
+  // 72 cycles, and the pipes are done by then (the FMA's 68 and its latency; the shuffles' 16 and
+  // theirs: 40). But each value's fold is 32 dependent FADDs, then 2 rounds of a shuffle and an
+  // FADD: 34 x 4 + 2 x 24 = 184 cycles.
+  TraceOp sum = math({{Pipe::fma, 68}, {Pipe::shuffle, 4}});
+  sum.pipes.chain[static_cast<int>(Pipe::fma)] = 34;
+  sum.pipes.chain[static_cast<int>(Pipe::shuffle)] = 2;
+  HandGrid grid({{sum}});
+  CHECK(simulate(grid, pipe_params()).cycles == Approx(184));
+  // Without the chain the same instructions are independent: the issue and the last latency.
+  sum.pipes.chain[static_cast<int>(Pipe::fma)] = 0;
+  sum.pipes.chain[static_cast<int>(Pipe::shuffle)] = 0;
+  HandGrid flat({{sum}});
+  CHECK(simulate(flat, pipe_params()).cycles == Approx(72));
 }
 
 TEST_CASE("register math: two warps of one sub-partition share its SFU, of two do not", "[engine]") {

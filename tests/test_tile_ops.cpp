@@ -406,10 +406,15 @@ TEST_CASE("trace mode: register ops record their pipe cost, memory ops the simul
     for (auto [p, n] : l) c[p] = static_cast<uint16_t>(n);
     return c;
   };
+  // fold 8; 2 values x 2 butterfly rounds, a max each. Its longest dependent chain: one value's 4
+  // elements, then per round a shuffle and a max.
+  sim::PipeCounts row_max_counts = counts({{Pipe::alu, 8 + 4}, {Pipe::shuffle, 4}});
+  row_max_counts.chain[static_cast<int>(Pipe::alu)] = 4 + 2;
+  row_max_counts.chain[static_cast<int>(Pipe::shuffle)] = 2;
   const std::vector<sim::PipeCounts> expected = {
       counts({{Pipe::fma, 8}}),                                  // fill: a move each
       counts({{Pipe::fma, 48}, {Pipe::alu, 8}, {Pipe::sfu, 8}}),  // expf: 6 FFMA, a shift, MUFU.EX2 each
-      counts({{Pipe::alu, 8 + 4}, {Pipe::shuffle, 4}}),  // fold 8; 2 values x 2 butterfly rounds, a max each
+      row_max_counts,
       counts({{Pipe::fma, 8}}),                                   // sub_row
       counts({{Pipe::convert, 4}}),                               // 8 elements packed two at a time
   };

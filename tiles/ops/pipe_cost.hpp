@@ -74,6 +74,14 @@ template <bool Rows, class F, class V, class T, bool Acc> constexpr PipeCounts r
   const int values = operand<V>::elems;  // one exchange chain per vector value the lane holds
   add(c, Pipe::shuffle, values * rounds);
   add(c, F::cost, values * rounds + (Acc ? values : 0));
+  // Each value's fold is a chain (tiles/backend/device/tile_math.cuh: part = f(part, x), element by
+  // element; floating-point sums are not reassociated): every element of the value, then per round
+  // a shuffle and a step, then the accumulator's step. The values' chains run side by side.
+  const int steps = lanes_fold / values + rounds + (Acc ? 1 : 0);
+  c.chain[static_cast<int>(Pipe::fma)] = static_cast<uint16_t>(F::cost.fma * steps);
+  c.chain[static_cast<int>(Pipe::alu)] = static_cast<uint16_t>(F::cost.alu * steps);
+  c.chain[static_cast<int>(Pipe::sfu)] = static_cast<uint16_t>(F::cost.sfu * steps);
+  c.chain[static_cast<int>(Pipe::shuffle)] = static_cast<uint16_t>(rounds);
   return c;
 }
 

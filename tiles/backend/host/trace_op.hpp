@@ -48,6 +48,11 @@ inline constexpr int kPipes = 5;
 // Warp instructions per pipe: what one register op costs one warp.
 struct PipeCounts {
   uint16_t n[kPipes] = {};
+  // The op's longest chain of dependent instructions, by pipe, where it is longer than one of each:
+  // a reduction's fold runs one value through every element a lane holds, then through the
+  // shuffle rounds. Each of them waits for the one before (its pipe's latency); 0 everywhere: the
+  // instructions are independent, and only the last result's latency counts.
+  uint16_t chain[kPipes] = {};
   constexpr uint16_t& operator[](Pipe p) { return n[static_cast<int>(p)]; }
   constexpr uint16_t operator[](Pipe p) const { return n[static_cast<int>(p)]; }
   constexpr uint32_t total() const {
