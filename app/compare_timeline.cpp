@@ -120,8 +120,7 @@ int compare_timeline(const TimelineCompareArgs& a, const sim::MachineSpec& machi
       // Asynchronous work overlaps itself (several loads, a wgmma group behind its wait): its
       // summed time over the role's time is how many are in flight on average, not a share.
       const bool in_flight = k == sim::OpKind::tma_load || k == sim::OpKind::tma_store || k == sim::OpKind::mma;
-      const bool seen = k == sim::OpKind::mma ? measured.recorded(sim::OpKind::mma_commit) && measured.recorded(sim::OpKind::mma_wait)
-                                              : measured.recorded(k);
+      const bool seen = sim::measures(measured, k);
       if (!seen && in_flight)
         std::printf("  %-28s %10s %8.2f    in flight on average\n", std::string(sim::op_name(k)).c_str(), "unstamped", b_share);
       else if (!seen)

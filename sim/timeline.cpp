@@ -123,14 +123,15 @@ std::string timeline_json(const SimReport& r, const EngineParams& p) {
   return timeline_json(t);
 }
 
+bool measures(const Timeline& t, OpKind k) {
+  return k == OpKind::mma ? t.recorded(OpKind::mma_commit) && t.recorded(OpKind::mma_wait) : t.recorded(k);
+}
+
 std::string unrecorded_kinds(const Timeline& t) {
   std::string out;
   for (OpKind k : {OpKind::wait, OpKind::tma_load, OpKind::tma_store, OpKind::tma_store_wait, OpKind::mma, OpKind::mma_wait,
-                   OpKind::smem_store, OpKind::smem_load, OpKind::warpgroup_sync, OpKind::block_sync, OpKind::math}) {
-    // A measured wgmma group runs from its commit to its wait: it needs both stamped.
-    const bool seen = k == OpKind::mma ? t.recorded(OpKind::mma_commit) && t.recorded(OpKind::mma_wait) : t.recorded(k);
-    if (!seen) out += (out.empty() ? "" : ", ") + std::string(op_name(k));
-  }
+                   OpKind::smem_store, OpKind::smem_load, OpKind::warpgroup_sync, OpKind::block_sync, OpKind::math})
+    if (!measures(t, k)) out += (out.empty() ? "" : ", ") + std::string(op_name(k));
   return out;
 }
 

@@ -34,6 +34,9 @@ std::string timeline_json(const Timeline& t);
 Timeline read_timeline_json(const std::string& text, const std::string& name);
 Timeline read_timeline_file(const std::string& path);
 
+// Whether a measured timeline's build stamped what spans of kind k are made from: the kind itself,
+// or for a wgmma group (mma) its commit and its wait.
+bool measures(const Timeline& t, OpKind k);
 // The op kinds a timeline of the simulator has spans for that a measured one's build did not stamp,
 // by name ("math, smem_store"); empty when it stamped them all.
 std::string unrecorded_kinds(const Timeline& t);

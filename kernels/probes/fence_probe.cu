@@ -119,9 +119,7 @@ __global__ void __launch_bounds__(256, 1) fence_under_mma_kernel(unsigned* out, 
 }
 
 template <int Stores, Mode M>
-unsigned run(int warps, int sms, unsigned* out, float* sink, bool under_mma) {
-  static unsigned* window = nullptr;  // per block: the wgmma warpgroup's first and last cycle, the timed one's
-  if (!window) CHECK_CUDA(cudaMalloc(&window, sizeof(unsigned) * 4 * sms));
+unsigned run(int warps, int sms, unsigned* out, float* sink, unsigned* window, bool under_mma) {
   CHECK_CUDA(cudaMemset(out, 0, sizeof(unsigned) * (1 + sms * kMaxWarps)));
   if (under_mma) {
     const int smem = sizeof(MmaSmem) + 1024;
@@ -149,11 +147,11 @@ unsigned run(int warps, int sms, unsigned* out, float* sink, bool under_mma) {
 }
 
 template <int Stores>
-void row(int warps, int sms, unsigned* out, float* sink, bool under_mma = false) {
-  run<Stores, kFence>(warps, sms, out, sink, under_mma);  // warm-up
-  const unsigned plain = run<Stores, kStoresOnly>(warps, sms, out, sink, under_mma),
-                 fenced = run<Stores, kFence>(warps, sms, out, sink, under_mma),
-                 loaded = run<Stores, kLoadBack>(warps, sms, out, sink, under_mma);
+void row(int warps, int sms, unsigned* out, float* sink, unsigned* window, bool under_mma = false) {
+  run<Stores, kFence>(warps, sms, out, sink, window, under_mma);  // warm-up
+  const unsigned plain = run<Stores, kStoresOnly>(warps, sms, out, sink, window, under_mma),
+                 fenced = run<Stores, kFence>(warps, sms, out, sink, window, under_mma),
+                 loaded = run<Stores, kLoadBack>(warps, sms, out, sink, window, under_mma);
   std::printf("%2d warps%s  %2d stores   stores only %5u   + fence %5u (%+5d)   + load of the last %5u (%+5d)\n", warps,
               under_mma ? " beside wgmma" : "", Stores, plain, fenced, int(fenced) - int(plain), loaded, int(loaded) - int(plain));
 }
@@ -169,19 +167,22 @@ int main() {
   std::printf("%s, %d SMs; cycles from the first store to the end of the fence or load (median of SMs and warps)\n", prop.name, sms);
   unsigned* out = nullptr;
   float* sink = nullptr;
+  unsigned* window = nullptr;  // per block: the wgmma warpgroup's first and last cycle, the timed warpgroup's
   CHECK_CUDA(cudaMalloc(&out, sizeof(unsigned) * (1 + sms * kMaxWarps)));
   CHECK_CUDA(cudaMalloc(&sink, sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&window, sizeof(unsigned) * 4 * sms));
   for (int warps : {4, 8, 12}) {
-    row<0>(warps, sms, out, sink);
-    row<1>(warps, sms, out, sink);
-    row<4>(warps, sms, out, sink);
-    row<16>(warps, sms, out, sink);
+    row<0>(warps, sms, out, sink, window);
+    row<1>(warps, sms, out, sink, window);
+    row<4>(warps, sms, out, sink, window);
+    row<16>(warps, sms, out, sink, window);
   }
-  row<0>(4, sms, out, sink, true);
-  row<1>(4, sms, out, sink, true);
-  row<4>(4, sms, out, sink, true);
-  row<16>(4, sms, out, sink, true);
+  row<0>(4, sms, out, sink, window, true);
+  row<1>(4, sms, out, sink, window, true);
+  row<4>(4, sms, out, sink, window, true);
+  row<16>(4, sms, out, sink, window, true);
   CHECK_CUDA(cudaFree(out));
   CHECK_CUDA(cudaFree(sink));
+  CHECK_CUDA(cudaFree(window));
   return 0;
 }
