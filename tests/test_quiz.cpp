@@ -147,8 +147,20 @@ TEST_CASE("exercise keys agree with the scenes and the kernel", "[quiz]") {
   CHECK(make_question("consumer-registers", {{"producer", 24}}, RegistersState{}).answer == 240);
   CHECK(make_question("last-wave", {{"m", 4096}, {"n", 8192}, {"block_n", 256}}, GridState{}).answer == 1024 % 132);
   CHECK(make_question("last-wave", {{"m", 4224}, {"n", 4096}, {"block_n", 128}}, GridState{}).answer == 132);  // 33 x 32 = 1056 = 8 x 132
-  CHECK(make_question("store-chunks", {{"block_n", 256}, {"consumers", 2}, {"out_bytes", 2}}, SourceState{}).answer == 4);
-  CHECK(make_question("store-chunks", {{"block_n", 128}, {"consumers", 3}, {"out_bytes", 4}}, SourceState{}).answer == 6);
+  // The kernel's own store_cols: the whole 64 x BlockN part of C where it fits beside the stages, else 16 KiB chunks.
+  // Fills per output tile (C = one 128 x BlockN or 64 x BlockN tile).
+  const auto fills = [](int bn, int consumers, int stages, int out) {
+    return make_question("store-chunks", {{"m", 64 * consumers}, {"n", bn}, {"block_n", bn}, {"consumers", consumers},
+                                          {"stages", stages}, {"out_bytes", out}},
+                         SourceState{}).answer;
+  };
+  CHECK(fills(256, 2, 4, 2) == 4);  // 4 x 48 KiB + 64 KiB of C: chunks of 128 bf16 columns
+  CHECK(fills(256, 2, 3, 2) == 2);  // 3 x 48 KiB + 64 KiB: the whole tile at once
+  CHECK(fills(256, 2, 3, 4) == 8);  // fp32 C, 128 KiB: chunks of 64 columns
+  CHECK(fills(256, 2, 2, 4) == 2);  // 2 x 48 KiB + 128 KiB fits
+  CHECK(fills(128, 1, 4, 4) == 1);
+  CHECK(make_question("store-chunks", {{"m", 256}, {"n", 512}, {"block_n", 192}, {"consumers", 2}, {"stages", 4}, {"out_bytes", 2}},
+                      SourceState{}).error == "block_n must be 128 or 256, got 192");
   CHECK(make_question("clock-tflops", {{"n", 4096}, {"kcycles", 300}, {"mhz", 1500}}, AccuracyState{}).answer ==
         Approx(2.0 * 4096 * 4096 * 4096 / (300000 / 1.5e9) / 1e12));
   // The ring's bytes are what the simulated producer announces per stage, times the stages.

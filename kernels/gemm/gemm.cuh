@@ -25,16 +25,31 @@ struct gemm {
   static constexpr int consumers = Consumers, block_m = 64 * consumers, block_n = BlockN, block_k = 128 / sizeof(TI);
   static constexpr int cluster_size = Cluster;
   static constexpr int stages = Stages, producer_registers = 40, consumer_registers = 232;
-  // C leaves in column chunks that fill 16 KB of staging per consumer. (Two 8 KB buffers, so that
-  // the warps fill one while TMA reads the other, measured 10-20% slower on skinny shapes on the
-  // H100: twice the chunks, syncs and bulk groups per tile.)
-  static constexpr int store_cols = 16 * 1024 / (64 * sizeof(TC)) < BlockN ? 16 * 1024 / (64 * sizeof(TC)) : BlockN;
 
   using a_tile = st<TI, 64, block_k>;  // one consumer's 64 rows
   using b_tile = std::conditional_t<BRowMajor, st<TI, block_k, block_n>, st<TI, block_n, block_k>>;
   using b_share = part_tile<TI, b_tile::rows, b_tile::cols, Cluster>;  // what one CTA of a cluster loads of B
+  struct input_stage {
+    a_tile a[consumers];
+    b_tile b;
+  };
+  // C leaves through a staging tile per consumer: its whole 64 x block_n part where that fits beside
+  // the stages (one TMA store per tile, which the next tile's epilogue finds long done), else column
+  // chunks of 16 KB, each waiting for TMA to have read the one before. (Two 8 KB buffers, so that the
+  // warps fill one while TMA reads the other, measured 10-20% slower on skinny shapes on the H100:
+  // twice the chunks, syncs and bulk groups per tile.)
+  static constexpr bool whole_tile_staging =
+      Stages * sizeof(input_stage) + consumers * 64 * BlockN * sizeof(TC) + 2 * Stages * sizeof(barrier) + sched::pipeline_align_slack <=
+      sched::max_block_smem_bytes;
+  static constexpr int chunk_cols = 16 * 1024 / (64 * sizeof(TC));
+  static constexpr int store_cols = whole_tile_staging || chunk_cols > BlockN ? BlockN : chunk_cols;
   using c_tile = st<TC, 64, store_cols>;
-
+  struct output_stage {
+    c_tile c;
+  };
+  struct consumer_state {
+    rt_fl<16, block_n> acc;  // this warp's 16 rows of the consumer's 64 x block_n accumulator
+  };
   struct globals {
     tma::map<a_tile> a;
     tma::map<b_share> b;
@@ -43,16 +58,6 @@ struct gemm {
     sched::OrderSpec order;
     int k_splits = 1;  // K ranges, each storing its part of every output tile as a slice of c
     float scale = 1;   // fp8: scale_a x scale_b, multiplied into C (unused for bf16)
-  };
-  struct input_stage {
-    a_tile a[consumers];
-    b_tile b;
-  };
-  struct output_stage {
-    c_tile c;
-  };
-  struct consumer_state {
-    rt_fl<16, block_n> acc;  // this warp's 16 rows of the consumer's 64 x block_n accumulator
   };
 
   // Tiles are numbered cluster by cluster: Cluster consecutive numbers are the CTAs of a cluster

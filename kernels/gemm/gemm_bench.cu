@@ -434,6 +434,21 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
       add("shapes", m, n, k, with([](GemmConfig& c) { c.block_n = 128; }));
     }
   }
+  if (only_group == "epilogue") {
+    // Whole-tile staging of C (`--only epilogue`): 3 stages leave room for each consumer's whole 64 x 256
+    // part of C, so its epilogue is one TMA store instead of two 16 KB chunks that wait on each other;
+    // each shape beside the 4-stage default, and with 128-wide tiles where K is short.
+    auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
+    const auto three = with([](GemmConfig& c) { c.stages = 3; });
+    for (auto [m, n, k] : {std::array<int64_t, 3>{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 16384, 16384},
+                           {4096, 4096, 64}, {4096, 4096, 128}, {4096, 4096, 256}, {4096, 4096, 512}, {4096, 4096, 1024},
+                           {16384, 2048, 4096}, {2048, 8192, 8192}, {12288, 8192, 4096}}) {
+      add("epilogue", m, n, k, best);
+      add("epilogue", m, n, k, three);
+      if (k <= 1024) add("epilogue", m, n, k, with([](GemmConfig& c) { c.block_n = 128; }));
+    }
+    add("epilogue", 4096, 4096, 4096, with([](GemmConfig& c) { c.consumers = 1; }));
+  }
   if (only_group == "fp8") {
     // FP8 e4m3 inputs, bf16 C, per-tensor scales (`--only fp8`), against cuBLASLt's FP8 GEMM.
     GemmConfig f8 = best;

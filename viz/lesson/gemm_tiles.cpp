@@ -37,15 +37,18 @@ GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::Ge
   return out;
 }
 
-GemmStageBytes gemm_stage_bytes(const kernels::GemmConfig& cfg) {
+GemmStageBytes gemm_stage_bytes(const kernels::GemmConfig& asked) {
   GemmStageBytes out;
-  out.cluster = static_cast<uint32_t>(cfg.cluster);
-  if (out.error = kernels::validate({128, cfg.block_n, 128}, cfg); !out.error.empty()) return out;
+  out.cluster = static_cast<uint32_t>(asked.cluster);
+  if (out.error = kernels::validate({128, asked.block_n, 128}, asked); !out.error.empty()) return out;
+  kernels::GemmConfig cfg = asked;
+  if (cfg.split_k == 0) cfg.split_k = 1;  // the stage bytes are the same for any K range; C's staging type is not
   kernels::with_gemm(cfg, [&]<class K>() {
     out.a = static_cast<uint32_t>(K::consumers * K::a_tile::bytes);
     out.b_slice = static_cast<uint32_t>(K::b_tile::bytes);
     out.b_share = static_cast<uint32_t>(K::b_share::bytes);
     out.block_k = static_cast<uint32_t>(K::block_k);
+    out.store_cols = static_cast<uint32_t>(K::store_cols);
   });
   return out;
 }

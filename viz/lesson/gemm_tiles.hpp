@@ -33,13 +33,14 @@ GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::Ge
 
 // Bytes one CTA asks L2 for per k-slice (one stage of its ring): an A slice per consumer and its
 // share of the B slice (all of it without a cluster; 1/cluster of it, multicast into every CTA of
-// the cluster, with one). bf16, from the kernel's own tile types.
+// the cluster, with one). bf16, from the kernel's own tile types; and how its epilogue stages C.
 struct GemmStageBytes {
   uint32_t a = 0;        // the A slices of one CTA
   uint32_t b_slice = 0;  // the whole B slice each CTA's MMAs read
   uint32_t b_share = 0;  // the part of it this CTA loads from L2
   uint32_t cluster = 1;
   uint32_t block_k = 0;  // the depth of one k-slice (gemm::block_k: 128 bytes of K, 64 bf16 or 128 fp8)
+  uint32_t store_cols = 0;  // columns of C each consumer's epilogue stages at a time (gemm::store_cols)
   uint32_t read() const { return a + b_share; }  // what one CTA reads from L2 per stage
   std::string error;
 };

@@ -59,8 +59,10 @@ const std::vector<QuizInfo>& quizzes() {
        {{"m", "rows of C", 128, 2048, 128, {}}, {"n", "columns of C", 256, 2048, 256, {}},
         {"k", "the shared dimension", 1024, 16384, 1024, {}}}},
       {"store-chunks", SceneKind::source, "staging-tile fills of the epilogue",
-       {{"block_n", "output tile width", 128, 256, 128, {}},
-        {"consumers", "consumer warpgroups", 1, 3, 1, {}},
+       {{"m", "rows of C", 256, 2048, 256, {}}, {"n", "columns of C", 512, 4096, 512, {}},
+        {"block_n", "output tile width", 128, 256, 128, {}},
+        {"consumers", "consumer warpgroups", 1, 2, 1, {}},
+        {"stages", "pipeline stages", 1, 4, 1, {}},
         {"out_bytes", "bytes per element of C (2 bf16, 4 fp32)", 2, 4, 2, {}}}},
       {"clock-tflops", SceneKind::accuracy, "TFLOPS from simulated cycles and a clock",
        {{"n", "M = N = K", 1024, 8192, 1024, {2048, 4096, 8192}},
@@ -428,19 +430,32 @@ Question k_ranges(const QuizParams& p, const SceneState& base) {
 
 Question store_chunks(const QuizParams& p, const SceneState& base) {
   SourceState s = base_or_default<SourceState>(base);
-  const auto bn = static_cast<uint32_t>(p.at("block_n")), consumers = static_cast<uint32_t>(p.at("consumers"));
+  kernels::GemmConfig cfg;
+  cfg.block_n = static_cast<int>(p.at("block_n"));
+  cfg.consumers = static_cast<int>(p.at("consumers"));
+  cfg.stages = static_cast<int>(p.at("stages"));
   const auto out = static_cast<uint32_t>(p.at("out_bytes"));
-  // gemm.cuh: store_cols = 16 KiB / (64 x sizeof(TC)), at most BlockN.
-  const uint32_t store_cols = std::min(16u * 1024 / (64 * out), bn);
+  cfg.out = out == 2 ? kernels::OutType::bf16 : kernels::OutType::fp32;
+  const GemmStageBytes b = gemm_stage_bytes(cfg);  // the kernel's own store_cols for this instance
+  if (!b.error.empty()) return excluded(b.error);
+  const uint32_t bn = static_cast<uint32_t>(cfg.block_n), consumers = static_cast<uint32_t>(cfg.consumers);
+  const auto m = static_cast<uint32_t>(p.at("m")), n = static_cast<uint32_t>(p.at("n"));
+  const uint32_t ring = static_cast<uint32_t>(cfg.stages) * (b.a + b.b_slice), whole = consumers * 64 * bn * out;
   Question q;
-  q.text = "The epilogue of gemm.cuh writes each consumer's 64 x BlockN accumulator through one 16 KiB staging tile, "
-           "as many columns at a time as fill it. With BlockN = " + std::to_string(bn) + ", " + std::to_string(consumers) +
-           " consumer warpgroup" + (consumers > 1 ? "s" : "") + " and C in " + (out == 2 ? "bf16" : "fp32") +
-           ", how many times is a staging tile filled per output tile, counting every consumer?";
+  q.text = "Read `whole_tile_staging` and `store_cols` in gemm.cuh. C is " + std::to_string(m) + " x " + std::to_string(n) +
+           " in " + (out == 2 ? "bf16" : "fp32") + ", computed in tiles of " + std::to_string(64 * consumers) + " x " +
+           std::to_string(bn) + " (" + std::to_string(consumers) + " consumer warpgroup" + (consumers > 1 ? "s" : "") + ") with " +
+           std::to_string(cfg.stages) + " stage" + (cfg.stages > 1 ? "s" : "") +
+           ". How many times in all is a staging tile filled while C is written?";
   q.unit = "fills";
-  q.answer = double(consumers) * (bn / store_cols);
-  q.explanation = "store_cols = 16 KiB / (64 x " + std::to_string(out) + " bytes) = " + std::to_string(store_cols) + " columns; " +
-                  std::to_string(consumers) + " x " + std::to_string(bn) + " / " + std::to_string(store_cols);
+  // Every fill is 64 rows by store_cols columns of C.
+  q.answer = double(m / 64) * (n / b.store_cols);
+  q.explanation = "the ring takes " + std::to_string(cfg.stages) + " x " + std::to_string((b.a + b.b_slice) / 1024) +
+                  " KiB and the whole of C's tile " + std::to_string(whole / 1024) + " KiB: " + std::to_string((ring + whole) / 1024) +
+                  " KiB " + (ring + whole + 1024 <= 227 * 1024 ? "fits" : "does not fit") +
+                  " in 227 KiB with 1 KiB of slack, so store_cols = " + std::to_string(b.store_cols) +
+                  " columns, and each fill is 64 rows x " + std::to_string(b.store_cols) + " columns of C: " + std::to_string(m) +
+                  " / 64 x " + std::to_string(n) + " / " + std::to_string(b.store_cols);
   q.reveal = s;
   q.reveal_highlights = {"code"};
   return q;
