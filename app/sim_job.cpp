@@ -37,7 +37,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--m", a.m, "gemm: rows of A and C");
   cmd->add_option("--n", a.n, "gemm: columns of B and C; attention: sequence length");
   cmd->add_option("--k", a.k, "gemm: columns of A, rows of B");
-  cmd->add_option("--stages", a.stages, "gemm: pipeline stages, 1..4");
+  cmd->add_option("--stages", a.stages, "gemm: pipeline stages, 1..4 (default 3)");
   cmd->add_option("--block-n", a.block_n, "gemm: output tile width, 128 or 256");
   cmd->add_option("--consumers", a.consumers,
                   "Consumer warpgroups of 64 rows (gemm: 1 or 2, default 2; attention forward: 2 or 3, default per head size)");

@@ -107,7 +107,7 @@ TEST_CASE("a run that would take hours is refused up front, naming its ops, time
   }
   // 132 persistent blocks of over a quarter of a second's tracing each: cut short, a lower bound,
   // still over the limit, in no time.
-  const SimJob huge = gemm_job(1 << 20, 1 << 20, 64, true);
+  const SimJob huge = gemm_job(1 << 21, 1 << 20, 64, true);
   auto more = app::trace_job(huge, params().sms);
   const auto bound = app::estimate_ops(more, 1e9);
   REQUIRE(bound.size() == 1);

@@ -14,7 +14,10 @@ enum class OutType { bf16, fp32 };
 enum class InType { bf16, fp8 };
 
 struct GemmConfig {
-  int stages = 4;        // 1..4
+  // 1..4. Three by default: they leave room to stage each consumer's whole part of C at once
+  // (gemm.cuh whole_tile_staging), which beat four stages with C in chunks on the H100 on every
+  // skinny-K and non-square row and at 16384^3 (data/measured/h100/gemm-epilogue.txt).
+  int stages = 3;
   int block_n = 256;     // 128 or 256
   int consumers = 2;     // consumer warpgroups of 64 rows each (1 or 2): block_m = 64 * consumers
   int cluster = 1;       // CTAs per cluster along M (1 or 2), sharing each B slice by TMA multicast

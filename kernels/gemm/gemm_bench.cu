@@ -381,7 +381,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
   auto add = [&](const char* group, int64_t m, int64_t n, int64_t k, GemmConfig cfg) {
     if (only_group.empty() || only_group == group) rows.push_back({group, {m, n, k}, cfg});
   };
-  const GemmConfig best{};  // grouped:8, persistent, 4 stages, 128x256, B row-major, bf16 C
+  const GemmConfig best{};  // grouped:8, persistent, 3 stages, 128x256, B row-major, bf16 C
   for (int64_t s : {2048, 4096, 8192, 16384}) if (!quick || s == 4096) add("size", s, s, s, best);
   for (int64_t k : {64, 128, 256, 512, 1024}) if (!quick || k == 64) add("skinny", 4096, 4096, k, best);
   for (int st = 1; st <= 4; ++st) if (!quick || st == 1) { GemmConfig c = best; c.stages = st; add("stages", 4096, 4096, 4096, c); }
@@ -395,8 +395,9 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
         add("order", 16384, 16384, 16384, c);
       }
     GemmConfig bt = best; bt.b_row_major = false; add("layout", 8192, 8192, 8192, bt);
-    GemmConfig n128 = best; n128.block_n = 128; add("tile", 4096, 4096, 4096, n128); add("tile", 4096, 4096, 256, n128);
-    GemmConfig one = best; one.consumers = 1; add("tile", 4096, 4096, 4096, one);
+    // The other tile shapes at 4 stages: they stage their whole tile of C with 4 (the default 3 is for 128x256).
+    GemmConfig n128 = best; n128.block_n = 128; n128.stages = 4; add("tile", 4096, 4096, 4096, n128); add("tile", 4096, 4096, 256, n128);
+    GemmConfig one = best; one.consumers = 1; one.stages = 4; add("tile", 4096, 4096, 4096, one);
   }
   if (only_group == "cluster") {
     // Clusters of 2 sharing B by multicast (`--only cluster`), each shape beside the main sweep's
@@ -435,19 +436,19 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     }
   }
   if (only_group == "epilogue") {
-    // Whole-tile staging of C (`--only epilogue`): 3 stages leave room for each consumer's whole 64 x 256
-    // part of C, so its epilogue is one TMA store instead of two 16 KB chunks that wait on each other;
-    // each shape beside the 4-stage default, and with 128-wide tiles where K is short.
+    // Whole-tile staging of C (`--only epilogue`): 3 stages (the default) leave room for each consumer's
+    // whole 64 x 256 part of C, so its epilogue is one TMA store instead of two 16 KB chunks that wait on
+    // each other; each shape beside 4 stages with chunks, and with 128-wide tiles where K is short.
     auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
-    const auto three = with([](GemmConfig& c) { c.stages = 3; });
+    const auto four = with([](GemmConfig& c) { c.stages = 4; });
     for (auto [m, n, k] : {std::array<int64_t, 3>{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 16384, 16384},
                            {4096, 4096, 64}, {4096, 4096, 128}, {4096, 4096, 256}, {4096, 4096, 512}, {4096, 4096, 1024},
                            {16384, 2048, 4096}, {2048, 8192, 8192}, {12288, 8192, 4096}}) {
+      add("epilogue", m, n, k, four);
       add("epilogue", m, n, k, best);
-      add("epilogue", m, n, k, three);
-      if (k <= 1024) add("epilogue", m, n, k, with([](GemmConfig& c) { c.block_n = 128; }));
+      if (k <= 1024) add("epilogue", m, n, k, with([](GemmConfig& c) { c.block_n = 128; c.stages = 4; }));
     }
-    add("epilogue", 4096, 4096, 4096, with([](GemmConfig& c) { c.consumers = 1; }));
+    add("epilogue", 4096, 4096, 4096, with([](GemmConfig& c) { c.consumers = 1; c.stages = 4; }));
   }
   if (only_group == "fp8") {
     // FP8 e4m3 inputs, bf16 C, per-tensor scales (`--only fp8`), against cuBLASLt's FP8 GEMM.
