@@ -88,7 +88,8 @@ void read_gemm_rows(const std::string& file, std::vector<MeasuredGemm>& rows, Me
     if (keep.date) *keep.date = doc.value("date", "?");
     for (const auto& row : doc.at("rows"))
       rows.push_back({row.value("group", ""), shape_of(row), config_of(row), row.at("tflops").get<double>(),
-                      row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0), row.value("sm_clock_mhz", 0.0)});
+                      row.value("median_ms", 0.0), row.value("cublas_tflops", 0.0), row.value("sm_clock_mhz", 0.0),
+                      row.value("date", "")});
   } catch (const std::exception& e) {
     d.problems.push_back(file + ": " + e.what());
     rows.resize(before);
@@ -211,6 +212,7 @@ const MeasuredDram* find_measured_dram(const MeasuredData& d, const kernels::Gem
 }
 
 const std::string& measured_date(const MeasuredData& d, const MeasuredGemm& row) {
+  if (!row.date.empty()) return row.date;  // measured again after the rest of its file
   for (const auto& r : d.cluster)
     if (&r == &row) return d.cluster_date;
   for (const auto& r : d.splitk)

@@ -16,6 +16,7 @@ struct MeasuredGemm {
   double tflops = 0, median_ms = 0;
   double cublas_tflops = 0;
   double sm_clock_mhz = 0;  // the SM clock while it ran (0: not recorded)
+  std::string date;         // the row's own date where it was measured after the rest of its file, else empty
 };
 
 // HBM traffic of one configuration under Nsight Compute, over several launches.
