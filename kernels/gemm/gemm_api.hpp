@@ -16,7 +16,9 @@ enum class InType { bf16, fp8 };
 struct GemmConfig {
   // 1..4. Three by default: they leave room to stage each consumer's whole part of C at once
   // (gemm.cuh whole_tile_staging), which beat four stages with C in chunks on the H100 on every
-  // skinny-K and non-square row and at 16384^3 (data/measured/h100/gemm-epilogue.txt).
+  // skinny-K and non-square row and at 16384^3 (data/measured/h100/gemm-epilogue.txt). Not
+  // everywhere: one consumer (whose 4 stages already stage C whole) and the col-major order ran
+  // slower with 3 (gemm-2026-12-06.json, gemm-holdout-2026-12-06.json): give those 4.
   int stages = 3;
   int block_n = 256;     // 128 or 256
   int consumers = 2;     // consumer warpgroups of 64 rows each (1 or 2): block_m = 64 * consumers
