@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace ts::viz {
 
@@ -27,8 +28,10 @@ AccuracyModel accuracy_model(const AccuracyState& s, const MeasuredData& measure
   };
   if (s.metric == AccuracyMetric::tflops) {
     m.device = measured.device, m.date = measured.date, m.file = measured.gemm_file;
+    std::map<std::string, int> later;  // rows measured again after their file, by date
     for (const auto& row : measured.gemm) {
       if (!keep(row.sweep, row.cfg)) continue;
+      if (!row.date.empty()) ++later[row.date];
       AccuracyPoint p;
       p.sweep = row.sweep;
       p.run.shape = row.shape;
@@ -37,6 +40,7 @@ AccuracyModel accuracy_model(const AccuracyState& s, const MeasuredData& measure
       p.measured = p.measured_lo = p.measured_hi = row.tflops;
       add(std::move(p));
     }
+    for (const auto& [date, rows] : later) m.date += "; " + std::to_string(rows) + (rows > 1 ? " rows " : " row ") + date;
   } else {
     m.device = measured.dram_device, m.date = measured.dram_date, m.file = measured.dram_file;
     for (const auto& row : measured.dram) {

@@ -25,7 +25,7 @@ struct AccuracyPoint {
 
 struct AccuracyModel {
   std::vector<AccuracyPoint> points;
-  std::string device, date, file;
+  std::string device, date, file;  // date: the file's, then "; N rows DATE" for rows measured again later
   size_t simulated = 0, running = 0, skipped = 0;
   double mape = 0;  // over the simulated points, percent
   double lo = 0, hi = 0;  // axis range over measured and simulated values
