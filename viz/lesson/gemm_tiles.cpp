@@ -49,6 +49,7 @@ GemmStageBytes gemm_stage_bytes(const kernels::GemmConfig& asked) {
     out.b_share = static_cast<uint32_t>(K::b_share::bytes);
     out.block_k = static_cast<uint32_t>(K::block_k);
     out.store_cols = static_cast<uint32_t>(K::store_cols);
+    out.whole_tile_staging = K::whole_tile_staging;
   });
   return out;
 }

@@ -41,6 +41,7 @@ struct GemmStageBytes {
   uint32_t cluster = 1;
   uint32_t block_k = 0;  // the depth of one k-slice (gemm::block_k: 128 bytes of K, 64 bf16 or 128 fp8)
   uint32_t store_cols = 0;  // columns of C each consumer's epilogue stages at a time (gemm::store_cols)
+  bool whole_tile_staging = false;  // each consumer's whole part of C fits beside the stages (gemm::whole_tile_staging)
   uint32_t read() const { return a + b_share; }  // what one CTA reads from L2 per stage
   std::string error;
 };

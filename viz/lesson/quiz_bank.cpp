@@ -452,7 +452,7 @@ Question store_chunks(const QuizParams& p, const SceneState& base) {
   q.answer = double(m / 64) * (n / b.store_cols);
   q.explanation = "the ring takes " + std::to_string(cfg.stages) + " x " + std::to_string((b.a + b.b_slice) / 1024) +
                   " KiB and the whole of C's tile " + std::to_string(whole / 1024) + " KiB: " + std::to_string((ring + whole) / 1024) +
-                  " KiB " + (ring + whole + 1024 <= 227 * 1024 ? "fits" : "does not fit") +
+                  " KiB " + (b.whole_tile_staging ? "fits" : "does not fit") +
                   " in 227 KiB with 1 KiB of slack, so store_cols = " + std::to_string(b.store_cols) +
                   " columns, and each fill is 64 rows x " + std::to_string(b.store_cols) + " columns of C: " + std::to_string(m) +
                   " / 64 x " + std::to_string(n) + " / " + std::to_string(b.store_cols);
