@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 
 namespace ts::sim {
 
@@ -32,25 +33,48 @@ void mark_through(WarpMma& w, double from, double t0, double rate) {
 }
 }  // namespace
 
-void TensorCore::set_age_weight(double a) {
-  if (!(a >= 1.0) || a > 4.0) throw std::invalid_argument("wgmma_share_age_weight must be 1 to 4");
+TensorCore::ShareTable::ShareTable(double a) {
+  std::array<double, kMaxWarps> weight;  // weight[j] = a^j
   double x = 1;
-  for (double& w : weight_) w = x, x *= a;
+  for (double& w : weight) w = x, x *= a;
+  for (size_t k = 1; k <= kMaxWarps; ++k) {
+    double* rates = rates_.data() + k * (k - 1) / 2;
+    double sum = 0;
+    for (size_t i = 0; i < k; ++i) sum += weight[k - 1 - i];
+    for (size_t i = 0; i < k; ++i) rates[i] = weight[k - 1 - i] / sum;
+  }
 }
 
-void TensorCore::shares(size_t k, double* rates) const {
-  double sum = 0;
-  for (size_t i = 0; i < k; ++i) sum += weight_[k - 1 - i];
-  for (size_t i = 0; i < k; ++i) rates[i] = weight_[k - 1 - i] / sum;
+// One table per weight for all the cores (528 on an H100): kept, as a simulation makes its cores
+// again and again with the machine's weight.
+void TensorCore::set_age_weight(double a) {
+  if (!(a >= 1.0) || a > 4.0) throw std::invalid_argument("wgmma_share_age_weight must be 1 to 4");
+  static std::mutex mutex;
+  static std::vector<std::shared_ptr<const ShareTable>> tables;
+  static std::vector<double> weights;
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (size_t i = 0; i < weights.size(); ++i)
+    if (weights[i] == a) {
+      shares_ = tables[i];
+      return;
+    }
+  shares_ = std::make_shared<const ShareTable>(a);
+  tables.push_back(shares_);
+  weights.push_back(a);
 }
 
 void TensorCore::advance(double t) {
-  std::array<double, kMaxWarps> rates;
+  if (t <= now_ && settled_) return;  // nothing to move, nothing new to mark
   while (t > now_ && !active_.empty()) {
     const size_t k = active_.size();
-    shares(k, rates.data());
+    const double* rates = shares_->rates(k);
     double step = t - now_;
-    for (size_t i = 0; i < k; ++i) step = std::min(step, (active_[i]->drain - active_[i]->served) / rates[i]);
+    if (planned_ && segments_ > 0) {
+      step = std::min(step, plan_[1]);  // the plan's first step: the same quotients, worked out already
+    } else {
+      for (size_t i = 0; i < k; ++i) step = std::min(step, (active_[i]->drain - active_[i]->served) / rates[i]);
+    }
+    planned_ = false;
     for (size_t i = 0; i < k; ++i) {
       WarpMma& w = *active_[i];
       const double from = w.served;
@@ -61,14 +85,16 @@ void TensorCore::advance(double t) {
     now_ += step, busy_ += step;
     std::erase_if(active_, [](const WarpMma* w) { return w->served >= w->drain; });
   }
-  now_ = std::max(now_, t);
+  if (t > now_) now_ = t, planned_ = false;
   // Groups within rounding of their warp's work are through now, as predict() says: a waiter woken
   // at the time predicted must find its group through even when the core could not move further.
   for (size_t i = 0; i < active_.size(); ++i) mark_through(*active_[i], active_[i]->served, now_, 1.0);
+  settled_ = true;
 }
 
 void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle, uint32_t instructions) {
   advance(t);
+  planned_ = settled_ = false;
   w.operand_bytes = operand_bytes_per_cycle;
   if (reached(w.drain, w.served)) {  // idle until now: it joins as the youngest
     w.served = w.drain;
@@ -83,40 +109,73 @@ void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes
   w.open.done = -1;
 }
 
+// The core's future without new work, simulated on a copy of each active warp's work left, one
+// segment at a time and only as far as a prediction needs it (most look no further than the first
+// warp to run out): each segment runs until the next warp's work is through, every warp still
+// running at its share. A warp that has run out keeps, as its rate in later segments, the share last
+// written at the rank one past the last of those still running (what a simulation for that warp
+// alone read there: only rounding leaves it work to do then).
+void TensorCore::start_plan() const {
+  const size_t n = active_.size();
+  plan_.clear();
+  plan_work_.resize(2 * n);
+  plan_index_.resize(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    plan_work_[i] = active_[i]->drain - active_[i]->served;
+    plan_index_[i] = plan_index_[n + i] = static_cast<uint8_t>(i);
+  }
+  segments_ = 0, running_ = n, plan_end_ = now_;
+  planned_ = true;
+}
+
+void TensorCore::extend_plan() const {
+  const size_t n = active_.size(), k = running_;
+  double* left = plan_work_.data();
+  double* rates = left + n;  // as a simulation's array: entries past k keep what was last written there
+  uint8_t* order = plan_index_.data();  // active_ indices still running, oldest first
+  uint8_t* rank = order + n;            // each active_ index's place in order (kMaxWarps: run out)
+  const double* share = shares_->rates(k);
+  std::copy(share, share + k, rates);
+  double step = std::numeric_limits<double>::infinity();
+  for (size_t r = 0; r < k; ++r) step = std::min(step, left[order[r]] / rates[r]);
+  plan_.resize(plan_.size() + n + 2);
+  double* seg = plan_.data() + segments_ * (n + 2);
+  seg[0] = plan_end_, seg[1] = step;
+  for (size_t i = 0; i < n; ++i) seg[2 + i] = rates[std::min<size_t>(rank[i], k)];
+  ++segments_;
+  plan_end_ += step;
+  size_t kept = 0;
+  for (size_t r = 0; r < k; ++r) {
+    const size_t i = order[r];
+    left[i] -= rates[r] * step;
+    rank[i] = kMaxWarps;
+    if (left[i] > 1e-9 * std::max(1.0, active_[i]->drain)) rank[i] = static_cast<uint8_t>(kept), order[kept++] = static_cast<uint8_t>(i);
+  }
+  running_ = kept;
+}
+
 double TensorCore::predict(const WarpMma& target, double threshold) const {
   if (reached(threshold, target.served)) return now_;
-  // The core's future without new work, on a copy of each active warp's work left.
   const size_t n = active_.size();
-  std::array<double, kMaxWarps> left, rates;
-  std::array<size_t, kMaxWarps> order;  // active_ indices still running, oldest first
-  size_t me = n;
-  for (size_t i = 0; i < n; ++i) {
-    left[i] = active_[i]->drain - active_[i]->served;
-    order[i] = i;
-    if (active_[i] == &target) me = i;
-  }
+  size_t me = n;  // (the last entry of it, as a simulation for it alone found)
+  for (size_t i = n; i-- > 0;)
+    if (active_[i] == &target) {
+      me = i;
+      break;
+    }
   if (me == n || threshold > target.drain) return std::numeric_limits<double>::infinity();  // never, as things stand
-  double t = now_, need = threshold - target.served;
-  size_t k = n;
-  while (k > 0) {
-    shares(k, rates.data());
-    double step = std::numeric_limits<double>::infinity();
-    size_t my_rank = k;
-    for (size_t r = 0; r < k; ++r) {
-      step = std::min(step, left[order[r]] / rates[r]);
-      if (order[r] == me) my_rank = r;
+  if (!planned_) start_plan();
+  double need = threshold - target.served;
+  for (size_t s = 0;; ++s) {
+    if (s == segments_) {
+      if (running_ == 0) return plan_end_;
+      extend_plan();
     }
-    if (need <= rates[my_rank] * step) return t + need / rates[my_rank];
-    need -= rates[my_rank] * step;
-    t += step;
-    size_t kept = 0;
-    for (size_t r = 0; r < k; ++r) {
-      left[order[r]] -= rates[r] * step;
-      if (left[order[r]] > 1e-9 * std::max(1.0, active_[order[r]]->drain)) order[kept++] = order[r];
-    }
-    k = kept;
+    const double* seg = plan_.data() + s * (n + 2);
+    const double rate = seg[2 + me], covered = rate * seg[1];
+    if (need <= covered) return seg[0] + need / rate;
+    need -= covered;
   }
-  return t;
 }
 
 // Both count an instruction within the rounding of the core's time as through, as mark_through

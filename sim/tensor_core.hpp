@@ -20,6 +20,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -98,13 +99,43 @@ class TensorCore {
   PortUse port_use(double t) const;
   double busy_cycles() const { return busy_; }
 
+  // Each active warp's share of the core's rate, oldest first, for every count of active warps:
+  // rates(k)[i] for active_[i] of k. The same for every core of a machine, so made once per weight.
+  class ShareTable {
+   public:
+    explicit ShareTable(double age_weight);
+    const double* rates(size_t k) const { return rates_.data() + k * (k - 1) / 2; }
+
+   private:
+    std::array<double, kMaxWarps*(kMaxWarps + 1) / 2> rates_{};
+  };
+
  private:
   void set_age_weight(double a);
-  // Each active warp's share of the core's rate, oldest first: rates[i] for active_[i].
-  void shares(size_t k, double* rates) const;
+  // The core's future without new work, worked out once per state (below), a segment at a time.
+  void start_plan() const;
+  void extend_plan() const;
   double now_ = 0, busy_ = 0;
-  std::array<double, kMaxWarps> weight_{};  // weight_[j] = age_weight^j
+  std::shared_ptr<const ShareTable> shares_;
   std::vector<WarpMma*> active_;  // warps with work not through, oldest first
+  // The engine asks when a group or an instruction would be through (predict, next_through,
+  // port_use) several times in one state of the core: for each warp waiting on it, each of its warps
+  // with an instruction in flight, each of the SM's shared-memory ops. Between two changes (an issue,
+  // an advance that moves the core) the future without new work is fixed: so it is worked out once,
+  // as segments between two warps running out, each with its start, its length and every warp's rate
+  // in it (plan_: stride active_.size() + 2), and a prediction replays the segments with the very
+  // arithmetic a simulation of that future from scratch did, so that every time is the same to the
+  // last bit. Segments are added as a prediction reaches past the last (plan_work_: each warp's work
+  // left, then the shares; plan_index_: the warps still running, then each one's rank among them).
+  mutable std::vector<double> plan_, plan_work_;
+  mutable std::vector<uint8_t> plan_index_;
+  mutable size_t segments_ = 0, running_ = 0;
+  mutable double plan_end_ = 0;  // when the segments so far end
+  mutable bool planned_ = false;
+  // Whether the active warps' groups have been marked through at the core's time, as advance() does
+  // last: until the next issue or move, marking them again changes nothing (a commit only moves the
+  // open group to the committed ones, a wait only drops groups already through).
+  bool settled_ = false;
 };
 
 }  // namespace ts::sim
