@@ -44,6 +44,8 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
   cmd->add_option("--cluster", a.cluster, "gemm: CTAs per cluster along M, 1 or 2 (2: each B slice read once per cluster, by TMA multicast)");
   cmd->add_option("--split-k", a.split_k,
                   "gemm: K cut into this many ranges (1..64), summed into C after: fills the SMs when tiles are few and K is long; 0 (default): chosen per shape");
+  cmd->add_option("--tail-split", a.tail_split,
+                  "gemm: the tiles past the last whole wave of the grid in this many K ranges (2..16), summed into C after; 1: never; 0 (default): chosen per shape");
   cmd->add_option("--order", a.order, "gemm: block order: row, col, grouped, grouped:G");
   cmd->add_option("--persistent", a.persistent,
                   "on: one block per SM looping over tiles; off: one block per tile (default: on; a causal attention forward then runs a schedule made before the launch)");
@@ -61,7 +63,7 @@ void add_job_options(CLI::App* cmd, JobArgs& a, bool kernel_required) {
 }
 
 namespace {
-const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--cluster", "--split-k", "--order", "--persistent",
+const char* const kJobOptions[] = {"--m", "--n", "--k", "--stages", "--block-n", "--consumers", "--cluster", "--split-k", "--tail-split", "--order", "--persistent",
                                    "--b-col-major", "--in", "--scale-a", "--scale-b", "--b", "--h", "--hkv", "--d", "--causal", "--bwd", "--overlap"};
 }
 
@@ -73,7 +75,7 @@ bool any_job_option(const CLI::App* cmd) {
 
 nlohmann::json job_args_json(const JobArgs& a) {
   nlohmann::json j{{"kernel", a.kernel}, {"m", a.m},        {"n", a.n},           {"k", a.k},           {"stages", a.stages},
-          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"split_k", a.split_k}, {"order", a.order},
+          {"block_n", a.block_n}, {"consumers", a.consumers}, {"cluster", a.cluster}, {"split_k", a.split_k}, {"tail_split", a.tail_split}, {"order", a.order},
           {"b_col_major", a.b_col_major}, {"b", a.batch}, {"h", a.heads}, {"hkv", a.heads_kv}, {"d", a.dim},
           {"causal", a.causal}, {"bwd", a.bwd}, {"overlap", a.overlap}, {"in", a.in}, {"scale_a", a.scale_a}, {"scale_b", a.scale_b}};
   if (!a.persistent.empty()) j["persistent"] = a.persistent;  // absent: the kernel's default
@@ -91,8 +93,9 @@ JobArgs job_args_from_json(const nlohmann::json& j) {
       throw UsageError(std::string("configuration key '") + key + "' has the wrong type");
     }
   };
+  a.tail_split = 1;  // a configuration recorded before the split tail existed ran without one
   get("kernel", a.kernel), get("m", a.m), get("n", a.n), get("k", a.k), get("stages", a.stages), get("block_n", a.block_n);
-  get("consumers", a.consumers), get("cluster", a.cluster), get("split_k", a.split_k), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
+  get("consumers", a.consumers), get("cluster", a.cluster), get("split_k", a.split_k), get("tail_split", a.tail_split), get("order", a.order), get("persistent", a.persistent), get("b_col_major", a.b_col_major);
   get("b", a.batch), get("h", a.heads), get("hkv", a.heads_kv), get("d", a.dim), get("causal", a.causal), get("bwd", a.bwd);
   get("overlap", a.overlap), get("in", a.in), get("scale_a", a.scale_a), get("scale_b", a.scale_b);
   return a;
@@ -111,6 +114,7 @@ SimJob job_from(const JobArgs& a) {
     job.gemm.consumers = a.consumers == 0 ? 2 : a.consumers;
     job.gemm.cluster = a.cluster;
     job.gemm.split_k = a.split_k;
+    job.gemm.tail_split = a.tail_split;
     job.gemm.b_row_major = !a.b_col_major;
     if (a.in != "bf16" && a.in != "fp8") throw UsageError("unknown input type '" + a.in + "' (expected bf16 or fp8)");
     if (a.in == "fp8") {
@@ -157,9 +161,7 @@ std::vector<kernels::TracedLaunch> trace_job(const SimJob& job, uint32_t sms) {
       const int64_t tiles_m = kernels::ceil_div(s.m, 64 * cfg.consumers), tiles_n = kernels::ceil_div(s.n, cfg.block_n);
       check_int(tiles_m * tiles_n, "the output tile count", job);
       if (cfg.order.order == sched::Order::grouped) check_int(cfg.order.group * tiles_n, "the grouped order's tiles per group", job);
-      launches.push_back({"gemm", kernels::gemm_grid_trace(s, cfg, static_cast<int>(sms))});
-      if (kernels::gemm_k_splits(s, cfg, static_cast<int>(sms)) > 1)
-        launches.push_back({"split-K sum", kernels::gemm_sum_trace(s, cfg, static_cast<int>(sms))});
+      launches = kernels::gemm_grid_traces(s, cfg, static_cast<int>(sms));
     } else {
       const kernels::AttentionShape& s = job.attention_shape;
       if (const std::string why = kernels::validate(s); !why.empty()) throw UsageError(why);

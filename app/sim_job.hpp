@@ -33,7 +33,7 @@ struct JobArgs {
   std::string kernel, order = "grouped";
   std::string persistent;  // on, off, or empty: the kernel's default (gemm: on)
   int64_t m = 4096, n = 4096, k = 4096;
-  int stages = kernels::GemmConfig{}.stages, block_n = kernels::GemmConfig{}.block_n, consumers = 0, cluster = 1, split_k = 0;
+  int stages = kernels::GemmConfig{}.stages, block_n = kernels::GemmConfig{}.block_n, consumers = 0, cluster = 1, split_k = 0, tail_split = 0;
   int64_t batch = 1, heads = 16, heads_kv = 0, dim = 128;
   int overlap = -1;
   bool b_col_major = false, causal = false, bwd = false;

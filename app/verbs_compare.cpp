@@ -35,6 +35,7 @@ std::vector<Row> gemm_rows(const nlohmann::json& doc) {
     kernels::GemmConfig cfg;
     cfg.cluster = row.value("cluster", 1);
     cfg.split_k = row.value("split_k", 1);
+    cfg.tail_split = row.value("tail_split", 1);  // rows measured before the split tail existed ran without
     cfg.stages = row.at("stages");
     cfg.block_n = row.at("block_n");
     cfg.consumers = row.value("consumers", 2);

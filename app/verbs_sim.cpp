@@ -32,7 +32,7 @@ VerbRun add_sim_verb(CLI::App& cli) {
   cmd->add_option("--timeline-sms", a->timeline_sms, "How many SMs the timeline shows");
   cmd->add_option("--launch", a->launch,
                   "Only this launch of a pass of several: 'backward prep', 'backward' or 'backward dq' (attention --bwd), "
-                  "'gemm' or 'split-K sum' (a split-K GEMM)");
+                  "'gemm', 'gemm tail' or 'split-K sum' (a GEMM with split tiles)");
   cmd->add_flag("--stats", a->stats, "Print pipe and issue-slot utilisations, shared-memory traffic by kind, the simulator's own speed");
   cmd->add_flag("--force", a->force, "Simulate even a configuration estimated to take more than a couple of minutes");
   return [cmd, a]() -> int {

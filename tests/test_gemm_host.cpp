@@ -249,6 +249,79 @@ TEST_CASE("host GEMM with split-K: K ranges summed into C, tails and a last rang
   CHECK(gemm_k_splits({256, 256, 65536}, cfg, 132) == 16);   // 2 tiles: at most 16 ranges
 }
 
+TEST_CASE("host GEMM with a split tail: whole waves over all of K, the last partial wave in K ranges", "[host][gemm]") {
+  // 200 x 264 in 128 x 128 tiles is 2 x 3 = 6 tiles: on 4 "SMs" a head of 4 and a tail of 2, on 5
+  // a head of 5 and a tail of 1; 384 x 640 is 15 tiles, on 4 a tail of 3 (more than half a wave:
+  // split only when asked), on 7 a tail of 1. Tails in M, N and K; ranges past K read zeros; the
+  // order decides which tiles are the tail, and the sum must put each back where the order put it.
+  struct Case {
+    GemmShape s;
+    int sms[2];
+  };
+  const Case cases[] = {{{200, 264, 136}, {4, 5}}, {{384, 640, 320}, {4, 7}}};
+  const sched::OrderSpec orders[] = {{sched::Order::grouped, 8}, {sched::Order::row_major, 1}, {sched::Order::col_major, 1}};
+  unsigned seed = 700;
+  for (const auto& [s, sms_list] : cases) {
+    const Inputs in = make_inputs(s, true, seed++);
+    for (const auto& order : orders)
+      for (int tail : {2, 3})
+        for (OutType out : {OutType::fp32, OutType::bf16})
+          for (int sms : sms_list) {
+            GemmConfig cfg;
+            cfg.tail_split = tail;
+            cfg.block_n = 128;
+            cfg.stages = 2;
+            cfg.order = order;
+            cfg.out = out;
+            const GemmPlan plan = gemm_plan(s, cfg, sms);
+            REQUIRE(plan.splits > 1);
+            REQUIRE(plan.head_tiles == plan.tiles / sms * sms);
+            INFO(name(s, cfg, sms) << " head " << plan.head_tiles << " of " << plan.tiles << ", " << plan.splits << " ranges");
+            const Result r = run(in, cfg, sms);
+            CHECK(r.unwritten == 0);
+            CHECK(r.rel_frobenius < (out == OutType::fp32 ? 1e-5 : 4e-3));
+            CHECK(r.outside_bf16_rounding == 0);
+          }
+  }
+  // One consumer (64-row tiles, C staged whole) and B column-major.
+  const Inputs col = make_inputs({200, 264, 136}, false, 777);
+  GemmConfig one;
+  one.consumers = 1, one.block_n = 128, one.b_row_major = false, one.tail_split = 2, one.out = OutType::fp32;
+  REQUIRE(gemm_plan(col.s, one, 5).head_tiles == 10);  // 4 x 3 tiles: a tail of 2
+  const Result r = run(col, one, 5);
+  CHECK(r.unwritten == 0);
+  CHECK(r.rel_frobenius < 1e-5);
+}
+
+TEST_CASE("the split tail chosen per shape on 132 SMs, and refused where it cannot run", "[host][gemm]") {
+  const GemmConfig cfg;  // tail_split 0: chosen per shape
+  const auto plan = [&](GemmShape s) { return gemm_plan(s, cfg, 132); };
+  // 96 x 32 tiles of 128 x 256: 23 waves and 36 tiles; 36 x 3 ranges fill one wave.
+  CHECK(plan({12288, 8192, 4096}).head_tiles == 3036);
+  CHECK(plan({12288, 8192, 4096}).splits == 3);
+  CHECK(plan({3072, 3072, 8192}).head_tiles == 264);  // 288 tiles: 2 waves and 24
+  CHECK(plan({3072, 3072, 8192}).splits == 5);
+  CHECK(plan({16384, 16384, 16384}).splits == 16);      // 8192 tiles: 62 waves and 8; at most 16
+  CHECK(plan({8192, 8192, 8192}).splits == 1);          // 2048 tiles: 15 waves and 68, more than half
+  CHECK(plan({8192, 8192, 8192}).head_tiles == 2048);
+  CHECK(plan({3072, 3072, 1024}).splits == 1);          // ranges would be under 1024 deep
+  CHECK(plan({4096, 4096, 4096}).splits == 1);          // 512 tiles: 3 waves and 116
+  CHECK(plan({1024, 1024, 16384}).head_tiles == 0);     // few tiles: all split (split_k's rule)
+  CHECK(plan({1024, 1024, 16384}).splits == 4);
+  GemmConfig off = cfg;
+  off.tail_split = 1;
+  CHECK(gemm_plan({12288, 8192, 4096}, off, 132).splits == 1);
+  GemmConfig bad;
+  bad.tail_split = 17;
+  CHECK(validate({128, 128, 128}, bad).find("tail_split must be 1..16") != std::string::npos);
+  bad.tail_split = 2;
+  bad.cluster = 2;
+  CHECK(validate({128, 128, 128}, bad).find("tail_split needs the persistent grid without clusters") != std::string::npos);
+  bad.cluster = 1;
+  bad.persistent = false;
+  CHECK_FALSE(validate({128, 128, 128}, bad).empty());
+}
+
 TEST_CASE("host GEMM refuses what the device launcher refuses", "[host][gemm]") {
   std::vector<bf16> a(128 * 128), b(128 * 128);
   std::vector<float> c(128 * 128);

@@ -10,8 +10,9 @@ using namespace ts;
 namespace {
 sim::SimReport sim_gemm(int64_t m, int64_t n, int64_t k, kernels::GemmConfig cfg = {}) {
   const sim::EngineParams p = sim::engine_params(sim::load_machine("h100-sxm"));
-  auto grid = kernels::gemm_grid_trace({m, n, k}, cfg, static_cast<int>(p.sms));
-  return sim::simulate(*grid, p);
+  auto launches = kernels::gemm_grid_traces({m, n, k}, cfg, static_cast<int>(p.sms));
+  REQUIRE(launches.size() == 1);  // these shapes split no tiles
+  return sim::simulate(*launches.front().grid, p);
 }
 }  // namespace
 
@@ -80,6 +81,6 @@ TEST_CASE("simulated GEMM is deterministic and honours the schedulers", "[sim]")
 }
 
 TEST_CASE("the simulator refuses shapes that are not whole tiles", "[sim]") {
-  CHECK_THROWS_WITH(kernels::gemm_grid_trace({1000, 1024, 1024}, {}, 132), Catch::Contains("whole tiles"));
-  CHECK_THROWS_WITH(kernels::gemm_grid_trace({1024, 1024, 100}, {}, 132), Catch::Contains("multiple of 8"));
+  CHECK_THROWS_WITH(kernels::gemm_grid_traces({1000, 1024, 1024}, {}, 132), Catch::Contains("whole tiles"));
+  CHECK_THROWS_WITH(kernels::gemm_grid_traces({1024, 1024, 100}, {}, 132), Catch::Contains("multiple of 8"));
 }

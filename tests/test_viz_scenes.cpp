@@ -142,8 +142,9 @@ TEST_CASE("the barrier event log is off by default and changes nothing when on",
   CHECK_FALSE(big.quick());
   // The same run with logs off: the same prediction.
   const ts::sim::EngineParams p = ts::sim::engine_params(ts::sim::load_machine("h100-sxm"));
-  auto grid = ts::kernels::gemm_grid_trace(run.shape, run.cfg, static_cast<int>(p.sms));
-  const ts::sim::SimReport plain = ts::sim::simulate(*grid, p);
+  auto launches = ts::kernels::gemm_grid_traces(run.shape, run.cfg, static_cast<int>(p.sms));
+  REQUIRE(launches.size() == 1);
+  const ts::sim::SimReport plain = ts::sim::simulate(*launches.front().grid, p);
   CHECK(plain.barrier_events.empty());
   CHECK(plain.spans.empty());
   CHECK(plain.cycles == logged->report.cycles);

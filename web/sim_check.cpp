@@ -127,8 +127,9 @@ int main(int argc, char** argv) {
       kernels::GemmConfig cfg;
       if (v.size() == 6) cfg.stages = int(v[3]), cfg.block_n = int(v[4]), cfg.consumers = int(v[5]);
       const auto t0 = std::chrono::steady_clock::now();
-      auto grid = kernels::gemm_grid_trace({v[0], v[1], v[2]}, cfg, static_cast<int>(p.sms));
-      const sim::SimReport r = sim::simulate(*grid, p);
+      auto launches = kernels::gemm_grid_traces({v[0], v[1], v[2]}, cfg, static_cast<int>(p.sms));
+      sim::SimReport r = sim::simulate(*launches.front().grid, p);
+      for (size_t l = 1; l < launches.size(); ++l) sim::append_launch(r, sim::simulate(*launches[l].grid, p), false);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::printf(
           "{\"run\": \"%s\", \"cycles\": %.17g, \"ops\": %llu, \"hbm_read_bytes\": %llu, \"l2_hit_bytes\": %llu, "

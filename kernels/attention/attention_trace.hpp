@@ -7,14 +7,9 @@
 #include <vector>
 
 #include "kernels/attention/attention_api.hpp"
-#include "sim/trace.hpp"
+#include "kernels/traced_launch.hpp"
 
 namespace ts::kernels {
-
-struct TracedLaunch {
-  std::string name;  // "forward", "backward prep", "backward", "backward dq"
-  std::unique_ptr<sim::GridTrace> grid;
-};
 
 #if TILESCOPE_HAVE_HOST_BACKEND
 // Throws std::invalid_argument for a shape or config that cannot run (validate(), resolve()).

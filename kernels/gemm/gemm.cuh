@@ -8,10 +8,14 @@
 // With Cluster = 2, two CTAs computing vertically neighbouring tiles (the same columns of B) form
 // a cluster: each loads half of every B slice from L2 and multicasts it into both, so L2 serves
 // each B slice once per cluster instead of once per CTA.
-// With k_splits > 1 (split-K), K is cut into ranges of k_iters slices; a block computes one output
-// tile over one range and stores it, in fp32, as slice `range` of C's head index, so a grid with
-// fewer tiles than SMs still fills them. The launcher sums the slices into C afterwards, always in
-// the same order: the result does not depend on which block finished first.
+// A launch computes `tiles` consecutive output tiles of the block order from `first_tile` (all of
+// them by default). With k_splits > 1 (split-K), K is cut into ranges of k_iters slices; a block
+// computes one of those tiles over one range and stores it, in fp32, into slice `range` of a
+// workspace that packs the launch's tiles one after another (the i-th tile's 64-row parts are rows
+// 64 i' of the slice), so a grid with fewer tiles than SMs still fills them. A second launch
+// (gemm_sum.cuh) sums the slices into C, always in the same order: the result does not depend on
+// which block finished first. The launcher splits all tiles so when they are few, or only the
+// last, partial wave of them (gemm_plan in gemm_api.hpp).
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include "tiles/tiles.hpp"
 #include "tiles/sched/pipeline.hpp"
@@ -56,23 +60,33 @@ struct gemm {
     tma::map<c_tile> c;
     int tiles_m, tiles_n, k_iters;  // k_iters: block_k-deep slices per K range
     sched::OrderSpec order;
-    int k_splits = 1;  // K ranges, each storing its part of every output tile as a slice of c
+    int k_splits = 1;  // K ranges, each storing its part of every tile as a slice of the packed c
     float scale = 1;   // fp8: scale_a x scale_b, multiplied into C (unused for bf16)
+    int first_tile = 0, tiles = 0;  // the launch's tiles in the block order (0: all), whole clusters
   };
 
   // Tiles are numbered cluster by cluster: Cluster consecutive numbers are the CTAs of a cluster
   // (block b has cluster rank b % Cluster), and the block order walks clusters. A last cluster
   // that overhangs M loads zeros and stores nothing (TMA clips), so every CTA of it keeps pace.
   // With split-K the K range is the slowest index: range r's work items follow range r-1's.
-  static TS_KERNEL_FN int cluster_rows(const globals& g) { return (g.tiles_m + Cluster - 1) / Cluster; }
-  static TS_KERNEL_FN int output_tiles(const globals& g) { return cluster_rows(g) * Cluster * g.tiles_n; }
-  static TS_KERNEL_FN int num_tiles(const globals& g) { return output_tiles(g) * g.k_splits; }
+  static TS_KERNEL_FN int launch_tiles(const globals& g) {
+    return g.tiles > 0 ? g.tiles : (g.tiles_m + Cluster - 1) / Cluster * Cluster * g.tiles_n;
+  }
+  static TS_KERNEL_FN int num_tiles(const globals& g) { return launch_tiles(g) * g.k_splits; }
   static TS_KERNEL_FN int iterations(const globals& g) { return g.k_iters; }
-  static TS_KERNEL_FN int k_range(const globals& g, int tile) { return tile / output_tiles(g); }
+  static TS_KERNEL_FN int k_range(const globals& g, int tile) { return tile / launch_tiles(g); }
   static TS_KERNEL_FN sched::TileIndex tile_index(const globals& g, int tile) {
-    tile %= output_tiles(g);
-    const auto t = sched::tile_of(g.order, tile / Cluster, cluster_rows(g), g.tiles_n);
-    return {t.m * Cluster + tile % Cluster, t.n};
+    return sched::clustered_tile_of(g.order, g.first_tile + tile % launch_tiles(g), g.tiles_m, g.tiles_n, Cluster);
+  }
+  // Where a consumer's part of a tile goes: its place in C, or with split-K its range's slice of
+  // the packed workspace, in units of c_tile (64 x store_cols).
+  static TS_KERNEL_FN coord out_coord(const globals& g, int tile, int consumer, int chunk) {
+    constexpr int chunks = block_n / store_cols;
+    if (g.k_splits == 1) {
+      const auto t = tile_index(g, tile);
+      return {0, 0, t.m * consumers + consumer, t.n * chunks + chunk};
+    }
+    return {0, k_range(g, tile), tile % launch_tiles(g) * consumers + consumer, chunk};
   }
 
   // What a tile's loads need to know of it, worked out once per tile (pipeline.hpp's locate): the
@@ -113,7 +127,6 @@ struct gemm {
   static TS_KERNEL_FN void compute_done(consumer_state& s) { warpgroup::mma_async_wait<0>(s.acc); }
 
   static TS_KERNEL_FN void store(consumer_state& s, output_stage& out, const globals& g, int tile, int consumer) {
-    const auto t = tile_index(g, tile);
     const bool leader = warpgroup::warpid() == 0 && elect_one();
     if constexpr (scaled) mul(s.acc, s.acc, g.scale);
     for (int j = 0; j < block_n / store_cols; ++j) {
@@ -122,7 +135,7 @@ struct gemm {
       warpgroup::store(out.c, s.acc, j * store_cols);
       fence_async_shared();
       warpgroup::sync(consumer);
-      if (leader) tma::store_async(g.c, out.c, {0, k_range(g, tile), t.m * consumers + consumer, t.n * (block_n / store_cols) + j});
+      if (leader) tma::store_async(g.c, out.c, out_coord(g, tile, consumer, j));
     }
   }
 

@@ -2,6 +2,7 @@
 // The GEMM as the rest of TileScope sees it (plain C++, no CUDA headers): configuration and
 // validation (gemm_config.cpp), and the device launch entry point (gemm_launch.cu). The CPU
 // runner of the same kernel source is in gemm_host.hpp.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -35,6 +36,11 @@ struct GemmConfig {
   // fp32 to a workspace, and one more pass sums the ranges into C (in range order: deterministic).
   // For shapes with fewer tiles than SMs and a long K. 0: chosen per shape (gemm_k_splits).
   int split_k = 0;
+  // The last wave: where the tiles fill a whole number of waves of the grid and then part of one,
+  // that part leaves most SMs idle for a tile's time. With tail_split > 1 the tiles of whole waves
+  // run first over all of K, then the rest in this many K ranges (2..16), summed into C as
+  // split-K's are. 1: never. 0: chosen per shape (gemm_plan). Not with split_k > 1 (all tiles split).
+  int tail_split = 0;
 };
 
 struct GemmShape {
@@ -58,10 +64,28 @@ int gemm_k_splits(const GemmShape& shape, const GemmConfig& cfg, int sms);
 // cfg with split_k set to the ranges the launch really has: what the launchers dispatch on.
 GemmConfig with_k_splits(const GemmShape& shape, GemmConfig cfg, int sms);
 
-// Blocks in a launch on `sms` SMs: one per output tile and K range, or one per SM (at most) when persistent;
-// whole clusters either way (a cluster that overhangs M has a CTA with no rows to compute). With
-// clusters, `sms` is how many CTAs can be resident at once in whole clusters (the device launcher
-// asks the driver: not every SM of an H100 can pair up).
+// How a launch on `sms` SMs (resident blocks) covers the output tiles, in block order: the first
+// `head_tiles` over all of K into C, the other `tiles - head_tiles` in `splits` K ranges into an
+// fp32 workspace, then summed into C. split_k > 1 splits all tiles (head_tiles 0); else, with
+// tail_split 0, the tiles past the last whole wave are split when they fill at most half of one:
+// into as many ranges as fill the SMs, each at least 1024 deep (2048 fp8), at most 16. Whole
+// clusters throughout.
+struct GemmPlan {
+  int tiles = 0, head_tiles = 0, splits = 1;
+  int tail_tiles() const { return tiles - head_tiles; }
+};
+GemmPlan gemm_plan(const GemmShape& shape, const GemmConfig& cfg, int sms);
+// The fp32 workspace the split tiles of a plan write: each K range's part of each tile.
+inline size_t gemm_workspace_bytes(const GemmPlan& p, const GemmConfig& cfg) {
+  return p.splits > 1 ? size_t(p.tail_tiles()) * size_t(64 * cfg.consumers) * size_t(cfg.block_n) * size_t(p.splits) * sizeof(float) : 0;
+}
+
+// Blocks of a launch with `items` work items (tiles, or tiles x K ranges) on `sms` SMs: one per
+// item, or one per SM (at most) when persistent; whole clusters. With clusters, `sms` is how many
+// CTAs can be resident at once in whole clusters (the device launcher asks the driver: not every
+// SM of an H100 can pair up).
+int gemm_launch_grid(int64_t items, const GemmConfig& cfg, int sms);
+// The blocks of a GEMM's first launch (the head, or the split tiles when all are split).
 int gemm_grid_blocks(const GemmShape& shape, const GemmConfig& cfg, int sms);
 
 // gemm_grid_blocks() on the current GPU, as launch_gemm sizes its grid (device builds only).

@@ -209,7 +209,10 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
   }
   for (auto& r : rows) {
     const auto& s = r.shape;
-    r.cfg = with_k_splits(s, r.cfg, prop.multiProcessorCount);  // the table and the file name the ranges used
+    // The table and the file name the ranges used: of all tiles (split_k) or of the tail's.
+    const GemmPlan plan = gemm_plan(s, r.cfg, prop.multiProcessorCount);
+    r.cfg = with_k_splits(s, r.cfg, prop.multiProcessorCount);
+    r.cfg.tail_split = plan.head_tiles > 0 && plan.splits > 1 ? plan.splits : 1;
     // Enough input sets that one pass over them is well past the L2.
     const size_t elem = input_bytes(r.cfg);
     const double set_bytes = double(elem) * (s.m * s.k + s.k * s.n);
@@ -264,7 +267,7 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
       const auto& r = rows[i];
       out << "    {\"group\": \"" << r.group << "\", \"m\": " << r.shape.m << ", \"n\": " << r.shape.n << ", \"k\": "
           << r.shape.k << ", \"stages\": " << r.cfg.stages << ", \"block_m\": " << 64 * r.cfg.consumers << ", \"block_n\": " << r.cfg.block_n
-          << ", \"block_k\": " << gemm_block_k(r.cfg) << ", \"in\": \"" << (r.cfg.in == InType::fp8 ? "fp8" : "bf16") << "\", \"consumers\": " << r.cfg.consumers << ", \"cluster\": " << r.cfg.cluster << ", \"split_k\": " << r.cfg.split_k << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
+          << ", \"block_k\": " << gemm_block_k(r.cfg) << ", \"in\": \"" << (r.cfg.in == InType::fp8 ? "fp8" : "bf16") << "\", \"consumers\": " << r.cfg.consumers << ", \"cluster\": " << r.cfg.cluster << ", \"split_k\": " << r.cfg.split_k << ", \"tail_split\": " << r.cfg.tail_split << ", \"persistent\": " << (r.cfg.persistent ? "true" : "false")
           << ", \"order\": \"" << sched::order_name(r.cfg.order.order) << "\", \"group_size\": " << r.cfg.order.group
           << ", \"b_row_major\": " << (r.cfg.b_row_major ? "true" : "false") << ", \"out\": \""
           << (r.cfg.out == OutType::bf16 ? "bf16" : "fp32") << "\", \"median_ms\": " << r.ms << ", \"tflops\": " << r.tflops
@@ -382,6 +385,7 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     if (only_group.empty() || only_group == group) rows.push_back({group, {m, n, k}, cfg});
   };
   const GemmConfig best{};  // grouped:8, persistent, 3 stages, 128x256, B row-major, bf16 C
+  auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };  // the default, one knob turned
   for (int64_t s : {2048, 4096, 8192, 16384}) if (!quick || s == 4096) add("size", s, s, s, best);
   for (int64_t k : {64, 128, 256, 512, 1024}) if (!quick || k == 64) add("skinny", 4096, 4096, k, best);
   for (int st = 1; st <= 4; ++st) if (!quick || st == 1) { GemmConfig c = best; c.stages = st; add("stages", 4096, 4096, 4096, c); }
@@ -426,7 +430,6 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
   if (only_group == "shapes") {
     // Non-square shapes (`--only shapes`): the default configuration beside the knobs a per-shape
     // choice could turn (group size, clusters, 128-wide tiles), each in the same run.
-    auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
     for (auto [m, n, k] : {std::array<int64_t, 3>{16384, 2048, 4096}, {2048, 8192, 8192}, {12288, 8192, 4096}}) {
       add("shapes", m, n, k, best);
       add("shapes", m, n, k, with([](GemmConfig& c) { c.order.group = 4; }));
@@ -439,7 +442,6 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
     // Whole-tile staging of C (`--only epilogue`): 3 stages (the default) leave room for each consumer's
     // whole 64 x 256 part of C, so its epilogue is one TMA store instead of two 16 KB chunks that wait on
     // each other; each shape beside 4 stages with chunks, and with 128-wide tiles where K is short.
-    auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
     const auto four = with([](GemmConfig& c) { c.stages = 4; });
     for (auto [m, n, k] : {std::array<int64_t, 3>{2048, 2048, 2048}, {4096, 4096, 4096}, {8192, 8192, 8192}, {16384, 16384, 16384},
                            {4096, 4096, 64}, {4096, 4096, 128}, {4096, 4096, 256}, {4096, 4096, 512}, {4096, 4096, 1024},
@@ -449,6 +451,19 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
       if (k <= 1024) add("epilogue", m, n, k, with([](GemmConfig& c) { c.block_n = 128; c.stages = 4; }));
     }
     add("epilogue", 4096, 4096, 4096, with([](GemmConfig& c) { c.consumers = 1; c.stages = 4; }));
+  }
+  if (only_group == "tail") {
+    // The split tail (`--only tail`): shapes whose tiles fill whole waves of the 132 SMs and then
+    // at most half of one more, each with the tail off (1), as chosen per shape (0) and with other
+    // range counts, in the same run. 12288 x 8192: 23 waves and 36 tiles; 3072^2: 2 and 24; 16384^3:
+    // 62 and 8; 8192^3 (2048 tiles): 15 and 68, 6144 x 6144 x 8192 (1152): 8 and 96, both more than
+    // half a wave: not split unless asked.
+    const auto tail = [&](int t) { return with([t](GemmConfig& c) { c.tail_split = t; }); };
+    for (int t : {1, 0, 2}) add("tail", 12288, 8192, 4096, tail(t));
+    for (int t : {1, 0, 3}) add("tail", 3072, 3072, 8192, tail(t));
+    for (int t : {1, 0, 8}) add("tail", 16384, 16384, 16384, tail(t));
+    for (int t : {1, 2}) add("tail", 8192, 8192, 8192, tail(t));
+    for (int t : {1, 2}) add("tail", 6144, 6144, 8192, tail(t));
   }
   if (only_group == "fp8") {
     // FP8 e4m3 inputs, bf16 C, per-tensor scales (`--only fp8`), against cuBLASLt's FP8 GEMM.
@@ -465,7 +480,6 @@ int run_gemm_bench(bool quick, const std::string& json_path, const std::string& 
   if (only_group == "holdout") {
     // Configurations the simulator was never compared with while it was built: shapes, stage
     // counts and orders off the sweep above, to test it where nothing was tuned (`--only holdout`).
-    auto with = [&](auto change) { GemmConfig c = best; change(c); return c; };
     add("holdout", 6144, 6144, 6144, best);
     add("holdout", 8192, 4096, 2048, with([](GemmConfig& c) { c.stages = 3; }));
     add("holdout", 4096, 8192, 1024, with([](GemmConfig& c) { c.order = {sched::Order::col_major, 1}; }));

@@ -45,7 +45,7 @@ struct BenchRow {
 // The sweeps `bench gemm --only` takes, by name, and the message for any other name: the CLI checks
 // a name before it needs a GPU, run_gemm_bench again when called from elsewhere.
 inline constexpr const char* gemm_sweeps[] = {"size", "skinny", "stages", "order", "layout", "tile",
-                                              "cluster", "splitk", "shapes", "fp8", "holdout", "epilogue"};
+                                              "cluster", "splitk", "shapes", "fp8", "holdout", "epilogue", "tail"};
 inline bool is_gemm_sweep(const std::string& name) {
   for (const char* s : gemm_sweeps)
     if (name == s) return true;

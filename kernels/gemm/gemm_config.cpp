@@ -17,6 +17,8 @@ std::string validate(const GemmShape& s, const GemmConfig& cfg) {
   if (cfg.cluster == 2 && (cfg.consumers != 2 || cfg.stages < 2))
     return "a cluster of 2 needs 2 consumers and 2..4 stages";
   if (cfg.split_k < 0 || cfg.split_k > 64) return "split_k must be 1..64 (or 0: chosen per shape), got " + std::to_string(cfg.split_k);
+  if (cfg.tail_split < 0 || cfg.tail_split > 16) return "tail_split must be 1..16 (or 0: chosen per shape), got " + std::to_string(cfg.tail_split);
+  if (cfg.tail_split > 1 && (cfg.cluster != 1 || !cfg.persistent)) return "tail_split needs the persistent grid without clusters";
   if (cfg.in == InType::fp8) {
     if (cfg.b_row_major) return "fp8 needs B as N x K (column-major B): wgmma reads fp8 operands K-major only";
     if (cfg.block_n != 256 || cfg.consumers != 2 || cfg.stages < 2)
@@ -47,12 +49,33 @@ GemmConfig with_k_splits(const GemmShape& s, GemmConfig cfg, int sms) {
   return cfg;
 }
 
-int gemm_grid_blocks(const GemmShape& s, const GemmConfig& cfg, int sms) {
+GemmPlan gemm_plan(const GemmShape& s, const GemmConfig& cfg, int sms) {
   const int64_t block_m = 64 * cfg.consumers, tiles_m = (s.m + block_m - 1) / block_m;
-  const int64_t tiles = (tiles_m + cfg.cluster - 1) / cfg.cluster * cfg.cluster * ((s.n + cfg.block_n - 1) / cfg.block_n) *
-                        gemm_k_splits(s, cfg, sms);
-  if (!cfg.persistent) return static_cast<int>(tiles);
-  return static_cast<int>(std::min<int64_t>(tiles, sms / cfg.cluster * cfg.cluster));
+  const int64_t block_k = gemm_block_k(cfg), slices = (s.k + block_k - 1) / block_k;
+  GemmPlan plan;
+  plan.tiles = static_cast<int>((tiles_m + cfg.cluster - 1) / cfg.cluster * cfg.cluster * ((s.n + cfg.block_n - 1) / cfg.block_n));
+  plan.head_tiles = plan.tiles;
+  if (const int all = gemm_k_splits(s, cfg, sms); all > 1) return {plan.tiles, 0, all};
+  // Persistent grids without clusters only: with clusters, fewer CTAs than SMs may be resident.
+  const int64_t wave = cfg.persistent && cfg.cluster == 1 ? sms : 0;
+  if (cfg.tail_split == 1 || wave <= 0 || plan.tiles <= wave) return plan;  // one wave or less: split_k's case
+  const int64_t tail = plan.tiles % wave;
+  int64_t split = cfg.tail_split;
+  if (split == 0) split = 2 * tail > wave ? 1 : std::clamp<int64_t>(std::min(wave / std::max<int64_t>(tail, 1), slices / 16), 1, 16);
+  const int64_t per_range = (slices + split - 1) / split;
+  split = (slices + per_range - 1) / per_range;  // no empty range
+  if (tail == 0 || split < 2) return plan;
+  return {plan.tiles, static_cast<int>(plan.tiles - tail), static_cast<int>(split)};
+}
+
+int gemm_launch_grid(int64_t items, const GemmConfig& cfg, int sms) {
+  if (!cfg.persistent) return static_cast<int>(items);
+  return static_cast<int>(std::min<int64_t>(items, sms / cfg.cluster * cfg.cluster));
+}
+
+int gemm_grid_blocks(const GemmShape& s, const GemmConfig& cfg, int sms) {
+  const GemmPlan p = gemm_plan(s, cfg, sms);
+  return gemm_launch_grid(p.head_tiles > 0 ? p.head_tiles : int64_t{p.tiles} * p.splits, cfg, sms);
 }
 
 std::string describe(const GemmConfig& cfg) {
@@ -61,7 +84,8 @@ std::string describe(const GemmConfig& cfg) {
   return std::string(cfg.in == InType::fp8 ? "fp8 " : "") + "tile " + std::to_string(64 * cfg.consumers) + "x" + std::to_string(cfg.block_n) + "x" + std::to_string(gemm_block_k(cfg)) + " stages " + std::to_string(cfg.stages) + " order " + order +
          (cfg.persistent ? " persistent" : " non-persistent") +
          (cfg.cluster > 1 ? " cluster " + std::to_string(cfg.cluster) : std::string()) +
-         (cfg.split_k > 1 ? " split-k " + std::to_string(cfg.split_k) : std::string()) + (cfg.b_row_major ? " B row-major" : " B col-major") +
+         (cfg.split_k > 1 ? " split-k " + std::to_string(cfg.split_k) : std::string()) +
+         (cfg.tail_split > 1 ? " tail-split " + std::to_string(cfg.tail_split) : std::string()) + (cfg.b_row_major ? " B row-major" : " B col-major") +
          (cfg.out == OutType::bf16 ? " C bf16" : " C fp32");
 }
 

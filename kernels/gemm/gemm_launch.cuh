@@ -38,36 +38,34 @@ static cudaMemPool_t workspace_pool() {
   return it->second;
 }
 
-static void launch_gemm_device(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& asked,
+static void launch_gemm_device(const void* a, const void* b, void* c, const GemmShape& s, const GemmConfig& cfg,
                                cudaStream_t stream, BlockClock* block_clocks) {
-  if (const std::string why = validate(s, asked); !why.empty()) throw std::invalid_argument(why);
-  // Split-K: each K range's tiles go to their own fp32 slice of a workspace, summed afterwards.
-  const GemmConfig cfg = with_k_splits(s, asked, sm_count());
-  const int ranges = cfg.split_k;
-  void* out = c;
-  if (ranges > 1)
-    check_cuda(cudaMallocFromPoolAsync(&out, size_t(s.m * s.n) * sizeof(float) * ranges, workspace_pool(), stream),
-               "gemm split-K: workspace");
+  if (const std::string why = validate(s, cfg); !why.empty()) throw std::invalid_argument(why);
+  // Split tiles go to their K ranges' fp32 slices of a workspace, summed afterwards (gemm_plan).
+  const size_t workspace_bytes = gemm_workspace_bytes(gemm_plan(s, cfg, sm_count()), cfg);
+  void* workspace = nullptr;
+  if (workspace_bytes > 0)
+    check_cuda(cudaMallocFromPoolAsync(&workspace, workspace_bytes, workspace_pool(), stream), "gemm split-K: workspace");
   struct Release {  // the workspace goes back to the pool after the launches, or when one throws
     void* p;
     cudaStream_t stream;
     ~Release() { if (p) cudaFreeAsync(p, stream); }
-  } release{ranges > 1 ? out : nullptr, stream};
-  with_gemm(cfg, [&]<class K>() {
-    const typename K::globals g = make_globals<K>(a, b, out, s, cfg);
-    const std::string range = "gemm " + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + describe(cfg);
-    launch_pipeline<K>(g, gemm_grid_blocks(s, cfg, resident_blocks<K>()), stream, block_clocks, range);
+  } release{workspace, stream};
+  const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " ";
+  bool first = true;  // only the first launch records its blocks' clocks
+  const auto resident = [&]<class K>() { return resident_blocks<K>(); };
+  with_launches(a, b, c, workspace, s, cfg, sm_count(), resident, [&]<class K>(const typename K::globals& g, int blocks, const char* name) {
+    launch_pipeline<K>(g, blocks, stream, first ? block_clocks : nullptr, std::string(name) + " " + shape + describe(cfg));
+    first = false;
   });
-  if (ranges > 1)
-    with_sum(out, c, s, cfg, [&]<class S>(const typename S::globals& g, int blocks) {
-      launch_pipeline<S>(g, blocks, stream, nullptr, "gemm split-K sum of " + std::to_string(ranges) + " ranges");
-    });
 }
 
-// Blocks launch_gemm_device launches for this shape and config on the current GPU.
+// Blocks of launch_gemm_device's first launch for this shape and config on the current GPU.
 static int gemm_device_blocks(const GemmShape& s, const GemmConfig& cfg) {
   int blocks = 0;
-  with_gemm(with_k_splits(s, cfg, sm_count()), [&]<class K>() { blocks = gemm_grid_blocks(s, cfg, resident_blocks<K>()); });
+  GemmConfig first = with_k_splits(s, cfg, sm_count());
+  if (gemm_plan(s, cfg, sm_count()).head_tiles > 0) first.split_k = 1;
+  with_gemm(first, [&]<class K>() { blocks = gemm_grid_blocks(s, cfg, resident_blocks<K>()); });
   return blocks;
 }
 

@@ -11,29 +11,21 @@
 
 namespace ts::kernels {
 
-std::unique_ptr<sim::GridTrace> gemm_grid_trace(const GemmShape& s, const GemmConfig& cfg, int sms) {
+std::vector<TracedLaunch> gemm_grid_traces(const GemmShape& s, const GemmConfig& cfg, int sms) {
   if (const std::string why = validate(s, cfg); !why.empty()) throw std::invalid_argument(why);
   const int block_k = gemm_block_k(cfg);
   if (s.m % (64 * cfg.consumers) != 0 || s.n % cfg.block_n != 0 || s.k % block_k != 0)
     throw std::invalid_argument("the simulator times whole tiles: M must be a multiple of " + std::to_string(64 * cfg.consumers) + ", N of " +
                                 std::to_string(cfg.block_n) + " and K of " + std::to_string(block_k) + "; got " + std::to_string(s.m) + "x" +
                                 std::to_string(s.n) + "x" + std::to_string(s.k));
-  if (sms <= 0) throw std::invalid_argument("gemm_grid_trace: sms must be positive");
-  std::unique_ptr<sim::GridTrace> grid;
-  const GemmConfig resolved = with_k_splits(s, cfg, sms);
-  with_gemm(resolved, [&]<class K>() {
-    const auto g = make_globals<K>(trace_address(0), trace_address(1), trace_address(2), s, resolved);
-    grid = std::make_unique<PipelineGrid<K>>(g, gemm_grid_blocks(s, cfg, sms));
-  });
-  return grid;
-}
-
-std::unique_ptr<sim::GridTrace> gemm_sum_trace(const GemmShape& s, const GemmConfig& cfg, int sms) {
-  std::unique_ptr<sim::GridTrace> grid;
-  with_sum(trace_address(2), trace_address(3), s, with_k_splits(s, cfg, sms), [&]<class S>(const typename S::globals& g, int blocks) {
-    grid = std::make_unique<PipelineGrid<S>>(g, blocks);
-  });
-  return grid;
+  if (sms <= 0) throw std::invalid_argument("gemm_grid_traces: sms must be positive");
+  std::vector<TracedLaunch> launches;
+  const auto resident = [&]<class K>() { return sms; };
+  with_launches(trace_address(0), trace_address(1), trace_address(2), trace_address(3), s, cfg, sms, resident,
+                [&]<class K>(const typename K::globals& g, int blocks, const char* name) {
+                  launches.push_back({name, std::make_unique<PipelineGrid<K>>(g, blocks)});
+                });
+  return launches;
 }
 
 }  // namespace ts::kernels

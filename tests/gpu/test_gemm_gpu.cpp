@@ -97,6 +97,49 @@ TEST_CASE("GEMM with split-K matches cuBLAS, fp32 and bf16 C", "[gpu]") {
   }
 }
 
+TEST_CASE("GEMM with a split tail matches cuBLAS: whole waves, then the last wave's tiles in K ranges", "[gpu]") {
+  if (!have_gpu()) return;
+  // Tiles past the last whole wave of the grid split in K ranges and summed into C (gemm_plan):
+  // chosen per shape (tail_split 0) on the shapes the rule picks, and asked for on shapes with
+  // tails in M, N and K, both B layouts, one consumer, both C types and the three orders.
+  struct Case {
+    GemmShape shape;
+    int tail_split, consumers, block_n;
+    bool b_row;
+    OutType out;
+    ts::sched::OrderSpec order;
+  };
+  const ts::sched::OrderSpec grouped{}, row{ts::sched::Order::row_major, 1}, col{ts::sched::Order::col_major, 1};
+  const Case cases[] = {
+      {{3072, 3072, 8192}, 0, 2, 256, true, OutType::bf16, grouped},   {{12288, 8192, 4096}, 0, 2, 256, true, OutType::bf16, grouped},
+      {{2000, 3000, 2056}, 3, 2, 256, true, OutType::bf16, grouped},   {{2000, 3000, 2056}, 2, 2, 256, false, OutType::fp32, row},
+      {{4160, 2048, 1000}, 2, 1, 256, true, OutType::bf16, grouped},   {{1152, 1280, 264}, 4, 1, 128, false, OutType::bf16, col},
+      {{3072, 3072, 8200}, 5, 2, 128, true, OutType::fp32, grouped},   {{2176, 4104, 1536}, 3, 2, 256, false, OutType::bf16, row},
+      {{8192, 2048, 3000}, 2, 2, 128, true, OutType::bf16, grouped},
+  };
+  int device = 0, sms = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess);
+  unsigned seed = 9090;
+  for (const auto& c : cases) {
+    GemmConfig cfg;
+    cfg.tail_split = c.tail_split;
+    cfg.consumers = c.consumers;
+    cfg.block_n = c.block_n;
+    cfg.b_row_major = c.b_row;
+    cfg.order = c.order;
+    const GemmPlan plan = gemm_plan(c.shape, cfg, sms);
+    INFO(c.shape.m << "x" << c.shape.n << "x" << c.shape.k << " " << describe(cfg) << ": head " << plan.head_tiles << " of " << plan.tiles
+                   << " tiles, " << plan.splits << " ranges");
+    CHECK(plan.head_tiles > 0);
+    CHECK(plan.splits > 1);
+    const auto r = check_gemm_against_cublas(c.shape, cfg, seed++, c.out);
+    CHECK(r.unwritten == 0);
+    CHECK(r.outside_rounding == 0);
+    CHECK(r.rel_frobenius_error < (c.out == OutType::fp32 ? 1e-3 : 5e-3));
+  }
+}
+
 TEST_CASE("FP8 GEMM matches an fp32 reference: scales, tails, clusters, split-K, every output written", "[gpu][fp8]") {
   if (!have_gpu()) return;
   // e4m3 inputs in [-4, 4) (subnormals included), per-tensor scales, bf16 C; tails in M and N, K
@@ -163,6 +206,11 @@ TEST_CASE("GEMM small case for compute-sanitizer", "[gpu][small]") {
   const auto rs = check_gemm_against_cublas({200, 264, 1000}, cfg, 9, OutType::bf16);
   CHECK(rs.unwritten == 0);
   CHECK(rs.outside_rounding == 0);
+  cfg.split_k = 0;  // a split tail: 18 x 10 tiles of 64 x 128 are a wave of 132 and 48 more in 2 ranges
+  cfg.consumers = 1, cfg.block_n = 128, cfg.tail_split = 2;
+  const auto rt = check_gemm_against_cublas({1152, 1280, 264}, cfg, 11, OutType::bf16);
+  CHECK(rt.unwritten == 0);
+  CHECK(rt.outside_rounding == 0);
   GemmConfig f8;  // fp8: K-major B, the scaled epilogue; in a cluster for the multicast of fp8 slices
   f8.in = InType::fp8;
   f8.b_row_major = false;

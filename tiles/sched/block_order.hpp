@@ -38,6 +38,15 @@ TS_HD constexpr TileIndex tile_of(OrderSpec spec, int i, int tiles_m, int tiles_
   }
 }
 
+// Tiles numbered cluster by cluster: `cluster` consecutive numbers are the CTAs of one cluster,
+// vertical neighbours (the same columns of B), and the order walks clusters over a grid of
+// ceil(tiles_m / cluster) cluster rows. A last cluster may overhang M: its extra tile's m is
+// tiles_m or more, which loads zeros and stores nothing.
+TS_HD constexpr TileIndex clustered_tile_of(OrderSpec spec, int i, int tiles_m, int tiles_n, int cluster) {
+  const TileIndex t = tile_of(spec, i / cluster, (tiles_m + cluster - 1) / cluster, tiles_n);
+  return {t.m * cluster + i % cluster, t.n};
+}
+
 // Any order given as a function: a callable (i, tiles_m, tiles_n) -> TileIndex works wherever an
 // OrderSpec does, through this overload.
 template <class F>

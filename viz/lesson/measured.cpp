@@ -24,6 +24,7 @@ kernels::GemmConfig config_of(const json& row) {
   cfg.consumers = static_cast<int>(integer_or(row, "consumers", 2));  // rows from before the knob existed had two
   cfg.cluster = static_cast<int>(integer_or(row, "cluster", 1));      // ... and no clusters
   cfg.split_k = static_cast<int>(integer_or(row, "split_k", 1));      // ... and no split-K
+  cfg.tail_split = static_cast<int>(integer_or(row, "tail_split", 1));  // ... nor a split tail
   // "in": "fp8" for the FP8 GEMM's rows; absent (or "bf16") for every row from before it existed.
   const std::string in = row.value("in", std::string("bf16"));
   if (in != "bf16" && in != "fp8") throw std::runtime_error("row with \"in\": \"" + in + "\" (bf16 or fp8)");
@@ -163,6 +164,7 @@ bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b) {
   if (a.order.order != b.order.order) return false;
   if (a.order.order == sched::Order::grouped && a.order.group != b.order.group) return false;
   if (a.split_k != 0 && b.split_k != 0 && a.split_k != b.split_k) return false;
+  if (a.tail_split != 0 && b.tail_split != 0 && a.tail_split != b.tail_split) return false;
   return a.in == b.in && a.stages == b.stages && a.block_n == b.block_n && a.consumers == b.consumers && a.cluster == b.cluster &&
          a.persistent == b.persistent && a.b_row_major == b.b_row_major && a.out == b.out;
 }
