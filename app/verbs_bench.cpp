@@ -144,7 +144,7 @@ VerbRun add_bench_verb(CLI::App& cli) {
                   "Write the results here (default data/measured/h100/gemm.json or attention.json for the full sweep)");
   cmd->add_option("--only", args->only,
                   "gemm: one sweep: size, skinny, stages, order, layout, tile, cluster (clusters of 2 beside the default), splitk (split-K on shapes with few tiles), shapes (non-square shapes, the default beside other group sizes, clusters and 128-wide tiles), fp8 (e4m3 inputs against cuBLASLt's FP8 GEMM), holdout (configurations off the main "
-                  "sweep), or epilogue (the default's whole-tile staging of C beside 4 stages in chunks); attention: one pass, fwd or bwd");
+                  "sweep), epilogue (the default's whole-tile staging of C beside 4 stages in chunks) or tail (the split tail, off, chosen and asked for); attention: one pass, fwd or bwd");
   cmd->add_option("--shape", args->shapes, "attention: time B,H,N,D[,causal][,hkv=K] instead of the sweep (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("--timeline-measured", args->timeline,
