@@ -69,7 +69,8 @@ struct gemm {
   // (block b has cluster rank b % Cluster), and the block order walks clusters. A last cluster
   // that overhangs M loads zeros and stores nothing (TMA clips), so every CTA of it keeps pace.
   // With split-K the K range is the slowest index: range r's work items follow range r-1's.
-  static TS_KERNEL_FN int launch_tiles(const globals& g) {
+  // Host and device: make_globals sizes the split-K workspace's tensor map by it.
+  static TS_HD int launch_tiles(const globals& g) {
     return g.tiles > 0 ? g.tiles : (g.tiles_m + Cluster - 1) / Cluster * Cluster * g.tiles_n;
   }
   static TS_KERNEL_FN int num_tiles(const globals& g) { return launch_tiles(g) * g.k_splits; }
