@@ -296,9 +296,12 @@ TEST_CASE("host GEMM with a split tail: whole waves over all of K, the last part
 TEST_CASE("the split tail chosen per shape on 132 SMs, and refused where it cannot run", "[host][gemm]") {
   const GemmConfig cfg;  // tail_split 0: chosen per shape
   const auto plan = [&](GemmShape s) { return gemm_plan(s, cfg, 132); };
-  // 96 x 32 tiles of 128 x 256: 23 waves and 36 tiles; 36 x 3 ranges fill one wave.
-  CHECK(plan({12288, 8192, 4096}).head_tiles == 3036);
-  CHECK(plan({12288, 8192, 4096}).splits == 3);
+  // 96 x 32 tiles of 128 x 256: 23 waves and 36 tiles; 36 x 3 ranges would fill one wave, but K
+  // 4096 is too short for the split to pay; at K 8192 it does.
+  CHECK(plan({12288, 8192, 4096}).splits == 1);
+  CHECK(plan({12288, 8192, 4096}).head_tiles == 3072);
+  CHECK(plan({12288, 8192, 8192}).head_tiles == 3036);
+  CHECK(plan({12288, 8192, 8192}).splits == 3);
   CHECK(plan({3072, 3072, 8192}).head_tiles == 264);  // 288 tiles: 2 waves and 24
   CHECK(plan({3072, 3072, 8192}).splits == 5);
   CHECK(plan({16384, 16384, 16384}).splits == 16);      // 8192 tiles: 62 waves and 8; at most 16
@@ -310,7 +313,7 @@ TEST_CASE("the split tail chosen per shape on 132 SMs, and refused where it cann
   CHECK(plan({1024, 1024, 16384}).splits == 4);
   GemmConfig off = cfg;
   off.tail_split = 1;
-  CHECK(gemm_plan({12288, 8192, 4096}, off, 132).splits == 1);
+  CHECK(gemm_plan({12288, 8192, 8192}, off, 132).splits == 1);
   GemmConfig bad;
   bad.tail_split = 17;
   CHECK(validate({128, 128, 128}, bad).find("tail_split must be 1..16") != std::string::npos);

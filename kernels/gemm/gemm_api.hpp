@@ -67,9 +67,9 @@ GemmConfig with_k_splits(const GemmShape& shape, GemmConfig cfg, int sms);
 // How a launch on `sms` SMs (resident blocks) covers the output tiles, in block order: the first
 // `head_tiles` over all of K into C, the other `tiles - head_tiles` in `splits` K ranges into an
 // fp32 workspace, then summed into C. split_k > 1 splits all tiles (head_tiles 0); else, with
-// tail_split 0, the tiles past the last whole wave are split when they fill at most half of one:
-// into as many ranges as fill the SMs, each at least 1024 deep (2048 fp8), at most 16. Whole
-// clusters throughout.
+// tail_split 0, the tiles past the last whole wave are split when they fill at most half of one
+// and K is at least 128 slices deep (8192 bf16, 16384 fp8): into as many ranges as fill the SMs,
+// each at least 1024 deep (2048 fp8), at most 16. Whole clusters throughout.
 struct GemmPlan {
   int tiles = 0, head_tiles = 0, splits = 1;
   int tail_tiles() const { return tiles - head_tiles; }

@@ -61,7 +61,13 @@ GemmPlan gemm_plan(const GemmShape& s, const GemmConfig& cfg, int sms) {
   if (cfg.tail_split == 1 || wave <= 0 || plan.tiles <= wave) return plan;  // one wave or less: split_k's case
   const int64_t tail = plan.tiles % wave;
   int64_t split = cfg.tail_split;
-  if (split == 0) split = 2 * tail > wave ? 1 : std::clamp<int64_t>(std::min(wave / std::max<int64_t>(tail, 1), slices / 16), 1, 16);
+  // Chosen: the split saves (1 - 1/ranges) of a tile's time, which grows with K, and costs about
+  // the same at any K (the head's last epilogues before the tail launch starts, the fp32 partial
+  // tiles, the sum): on the H200 it lost 1.6 % at K 4096 (12288 x 8192, 36 tiles left), won 15 %
+  // at K 8192 (3072^2, 24 left) and 0.9 % at 16384^3 (data/measured/h200/gemm-tail.txt). So only
+  // from 128 slices of K (8192 bf16) up, and only where the tail fills at most half a wave.
+  if (split == 0)
+    split = 2 * tail > wave || slices < 128 ? 1 : std::clamp<int64_t>(std::min(wave / std::max<int64_t>(tail, 1), slices / 16), 1, 16);
   const int64_t per_range = (slices + split - 1) / split;
   split = (slices + per_range - 1) / per_range;  // no empty range
   if (tail == 0 || split < 2) return plan;
