@@ -9,12 +9,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "kernels/gemm/gemm_api.hpp"
 #include "sim/machine.hpp"
 #include "viz/lesson/accuracy_model.hpp"
 #include "viz/lesson/gemm_sim.hpp"
@@ -156,6 +161,41 @@ TEST_CASE("lesson 7: one block per tile costs only a few percent at K = 64, time
   REQUIRE(b->error.empty());
   CHECK(std::fabs(b->report.tflops / a->report.tflops - 1) < 0.10);
   CHECK(prose("persistent-skinny", "One block per tile").find("a few percent") != std::string::npos);
+}
+
+TEST_CASE("lesson 7: the split tail's figures are the H200's measured rows, and the rule it states is gemm_plan's", "[lessons][claims]") {
+  const std::string& text = prose("persistent-skinny", "The last wave, split");
+  std::ifstream in(std::string(TILESCOPE_SOURCE_DIR) + "/data/measured/h200/gemm-tail.json");
+  REQUIRE(in);
+  const nlohmann::json rows = nlohmann::json::parse(in).at("rows");
+  const auto tflops = [&](int64_t m, int64_t n, int64_t k, int tail) {
+    for (const auto& r : rows)
+      if (r.at("m") == m && r.at("n") == n && r.at("k") == k && r.at("tail_split") == tail) return r.at("tflops").get<double>();
+    FAIL("no row " << m << "x" << n << "x" << k << " tail " << tail);
+    return 0.0;
+  };
+  const auto fixed = [](double v) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(1) << v;
+    return s.str();
+  };
+  const auto change = [&](int64_t m, int64_t n, int64_t k, int tail) {
+    return fixed(std::fabs(tflops(m, n, k, tail) / tflops(m, n, k, 1) - 1) * 100) + " %";
+  };
+  CHECK(text.find(fixed(tflops(3072, 3072, 8192, 1)) + " to " + fixed(tflops(3072, 3072, 8192, 5)) + " TFLOPS") != std::string::npos);
+  CHECK(text.find("gained " + change(16384, 16384, 16384, 16)) != std::string::npos);
+  CHECK(text.find("lost " + change(12288, 8192, 4096, 3)) != std::string::npos);
+  CHECK(text.find(change(8192, 8192, 8192, 2) + " slower with 2 ranges") != std::string::npos);
+  // The counts the text walks through, and the rule it ends with, are the kernel's.
+  const ts::kernels::GemmConfig cfg;
+  const ts::kernels::GemmPlan p = ts::kernels::gemm_plan({3072, 3072, 8192}, cfg, 132);
+  CHECK(p.tiles == 288);
+  CHECK(p.tail_tiles() == 24);
+  CHECK(p.splits == 5);
+  CHECK(ts::kernels::gemm_plan({16384, 16384, 16384}, cfg, 132).splits == 16);
+  CHECK(ts::kernels::gemm_plan({12288, 8192, 4096}, cfg, 132).splits == 1);
+  CHECK(ts::kernels::gemm_plan({12288, 8192, 8192}, cfg, 132).splits > 1);  // "K at least 8192 deep"
+  CHECK(ts::kernels::gemm_plan({8192, 8192, 8192}, cfg, 132).splits == 1);  // 68 of 132 left: more than half
 }
 
 TEST_CASE("lesson 8: grouped by 2 reads about half of row-major's HBM bytes with the same working set", "[lessons][claims][grid]") {

@@ -64,7 +64,7 @@ GemmPlan gemm_plan(const GemmShape& s, const GemmConfig& cfg, int sms) {
   // Chosen: the split saves (1 - 1/ranges) of a tile's time, which grows with K, and costs about
   // the same at any K (the head's last epilogues before the tail launch starts, the fp32 partial
   // tiles, the sum): on the H200 it lost 1.6 % at K 4096 (12288 x 8192, 36 tiles left), won 15 %
-  // at K 8192 (3072^2, 24 left) and 0.9 % at 16384^3 (data/measured/h200/gemm-tail.txt). So only
+  // at K 8192 (3072^2, 24 left) and 0.8-1.0 % at 16384^3 (data/measured/h200/gemm-tail.txt). So only
   // from 128 slices of K (8192 bf16) up, and only where the tail fills at most half a wave.
   if (split == 0)
     split = 2 * tail > wave || slices < 128 ? 1 : std::clamp<int64_t>(std::min(wave / std::max<int64_t>(tail, 1), slices / 16), 1, 16);
