@@ -11,11 +11,11 @@
 // A launch computes `tiles` consecutive output tiles of the block order from `first_tile` (all of
 // them by default). With k_splits > 1 (split-K), K is cut into ranges of k_iters slices; a block
 // computes one of those tiles over one range and stores it, in fp32, into slice `range` of a
-// workspace that packs the launch's tiles one after another (the i-th tile's 64-row parts are rows
-// 64 i' of the slice), so a grid with fewer tiles than SMs still fills them. A second launch
-// (gemm_sum.cuh) sums the slices into C, always in the same order: the result does not depend on
-// which block finished first. The launcher splits all tiles so when they are few, or only the
-// last, partial wave of them (gemm_plan in gemm_api.hpp).
+// workspace that packs the launch's tiles one below the other (the launch's i-th tile is rows
+// block_m i .. block_m (i + 1) of the slice), so a grid with fewer tiles than SMs still fills them.
+// A second launch (gemm_sum.cuh) sums the slices into C, always in the same order: the result does
+// not depend on which block finished first. The launcher splits all tiles this way when they are
+// few, or only those of the last, partial wave (gemm_plan in gemm_api.hpp).
 // This file is the single source: nvcc builds it for the GPU, g++ for the CPU backend.
 #include "tiles/tiles.hpp"
 #include "tiles/sched/pipeline.hpp"

@@ -134,8 +134,8 @@ static void with_launches(const void* a, const void* b, void* c, void* workspace
     GemmConfig head = cfg;
     head.split_k = 1;
     with_gemm(head, [&]<class K>() {
-      f.template operator()<K>(make_globals<K>(a, b, c, s, head, 0, plan.head_tiles), gemm_launch_grid(plan.head_tiles, head, resident.template operator()<K>()),
-                             "gemm");
+      f.template operator()<K>(make_globals<K>(a, b, c, s, head, 0, plan.head_tiles),
+                               gemm_launch_grid(plan.head_tiles, head, resident.template operator()<K>()), "gemm");
     });
   }
   if (plan.splits == 1) return;
