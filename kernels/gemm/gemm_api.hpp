@@ -75,6 +75,13 @@ struct GemmPlan {
   int tail_tiles() const { return tiles - head_tiles; }
 };
 GemmPlan gemm_plan(const GemmShape& shape, const GemmConfig& cfg, int sms);
+// cfg with split_k and tail_split set to the ranges its launches run under `plan` (what tables,
+// files and profiler ranges name; a launch of it runs the same plan).
+inline GemmConfig with_plan(GemmConfig cfg, const GemmPlan& plan) {
+  cfg.split_k = plan.head_tiles == 0 ? plan.splits : 1;
+  cfg.tail_split = plan.head_tiles > 0 && plan.splits > 1 ? plan.splits : 1;
+  return cfg;
+}
 // The fp32 workspace the split tiles of a plan write: each K range's part of each tile.
 inline size_t gemm_workspace_bytes(const GemmPlan& p, const GemmConfig& cfg) {
   return p.splits > 1 ? size_t(p.tail_tiles()) * size_t(64 * cfg.consumers) * size_t(cfg.block_n) * size_t(p.splits) * sizeof(float) : 0;

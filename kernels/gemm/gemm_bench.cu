@@ -210,9 +210,7 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
   for (auto& r : rows) {
     const auto& s = r.shape;
     // The table and the file name the ranges used: of all tiles (split_k) or of the tail's.
-    const GemmPlan plan = gemm_plan(s, r.cfg, prop.multiProcessorCount);
-    r.cfg = with_k_splits(s, r.cfg, prop.multiProcessorCount);
-    r.cfg.tail_split = plan.head_tiles > 0 && plan.splits > 1 ? plan.splits : 1;
+    r.cfg = with_plan(r.cfg, gemm_plan(s, r.cfg, prop.multiProcessorCount));
     // Enough input sets that one pass over them is well past the L2.
     const size_t elem = input_bytes(r.cfg);
     const double set_bytes = double(elem) * (s.m * s.k + s.k * s.n);

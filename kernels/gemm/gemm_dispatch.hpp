@@ -121,15 +121,14 @@ static void with_gemm(const GemmConfig& cfg, F&& f) {
   }
 }
 
-// A GEMM's launches on `sms` SMs, in order, as gemm_plan cuts its tiles: the head over all of K
-// into C; the split tiles into `workspace` (gemm_workspace_bytes); their sum into C. Calls
+// A GEMM's launches, in order, as `plan` (gemm_plan) cuts its tiles: the head over all of K into
+// C; the split tiles into `workspace` (gemm_workspace_bytes(plan)); their sum into C. Calls
 // f.template operator()<K>(globals, blocks, name) for each, K a gemm<...> or a gemm_sum<...>; the
 // names are what `tilescope sim --launch` takes. A persistent grid has as many blocks as
 // resident.template operator()<K>() says can be resident at once (fewer than SMs with clusters).
 template <class Resident, class F>
-static void with_launches(const void* a, const void* b, void* c, void* workspace, const GemmShape& s, const GemmConfig& cfg, int sms,
-                          Resident&& resident, F&& f) {
-  const GemmPlan plan = gemm_plan(s, cfg, sms);
+static void with_launches(const void* a, const void* b, void* c, void* workspace, const GemmShape& s, const GemmConfig& cfg,
+                          const GemmPlan& plan, Resident&& resident, F&& f) {
   if (plan.head_tiles > 0) {
     GemmConfig head = cfg;
     head.split_k = 1;

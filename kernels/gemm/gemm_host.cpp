@@ -15,12 +15,13 @@ void run_gemm_host(const void* a, const void* b, void* c, const GemmShape& s, co
   if (const std::string why = validate(s, asked); !why.empty()) throw std::invalid_argument(why);
   if (sms <= 0) throw std::invalid_argument("run_gemm_host: sms must be positive");
   // The launches launch_gemm_device makes (gemm_plan): split tiles into a workspace, summed after.
-  const size_t floats = gemm_workspace_bytes(gemm_plan(s, asked, sms), asked) / sizeof(float);
+  const GemmPlan plan = gemm_plan(s, asked, sms);
+  const size_t floats = gemm_workspace_bytes(plan, asked) / sizeof(float);
   struct alignas(16) Quad { float v[4]; };  // TMA needs 16-byte alignment (wasm's malloc gives 8)
   std::vector<Quad> workspace((floats + 3) / 4);
   float* const parts = floats > 0 ? workspace.front().v : nullptr;
   const auto resident = [&]<class K>() { return sms; };
-  with_launches(a, b, c, parts, s, asked, sms, resident, [&]<class K>(const typename K::globals& g, int blocks, const char*) {
+  with_launches(a, b, c, parts, s, asked, plan, resident, [&]<class K>(const typename K::globals& g, int blocks, const char*) {
     host::launch<K>(blocks, g);
   });
 }

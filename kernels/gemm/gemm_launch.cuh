@@ -42,7 +42,8 @@ static void launch_gemm_device(const void* a, const void* b, void* c, const Gemm
                                cudaStream_t stream, BlockClock* block_clocks) {
   if (const std::string why = validate(s, cfg); !why.empty()) throw std::invalid_argument(why);
   // Split tiles go to their K ranges' fp32 slices of a workspace, summed afterwards (gemm_plan).
-  const size_t workspace_bytes = gemm_workspace_bytes(gemm_plan(s, cfg, sm_count()), cfg);
+  const GemmPlan plan = gemm_plan(s, cfg, sm_count());
+  const size_t workspace_bytes = gemm_workspace_bytes(plan, cfg);
   void* workspace = nullptr;
   if (workspace_bytes > 0)
     check_cuda(cudaMallocFromPoolAsync(&workspace, workspace_bytes, workspace_pool(), stream), "gemm split-K: workspace");
@@ -51,11 +52,11 @@ static void launch_gemm_device(const void* a, const void* b, void* c, const Gemm
     cudaStream_t stream;
     ~Release() { if (p) cudaFreeAsync(p, stream); }
   } release{workspace, stream};
-  const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " ";
+  const std::string shape = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + " " + describe(with_plan(cfg, plan));
   bool first = true;  // only the first launch records its blocks' clocks
   const auto resident = [&]<class K>() { return resident_blocks<K>(); };
-  with_launches(a, b, c, workspace, s, cfg, sm_count(), resident, [&]<class K>(const typename K::globals& g, int blocks, const char* name) {
-    launch_pipeline<K>(g, blocks, stream, first ? block_clocks : nullptr, std::string(name) + " " + shape + describe(cfg));
+  with_launches(a, b, c, workspace, s, cfg, plan, resident, [&]<class K>(const typename K::globals& g, int blocks, const char* name) {
+    launch_pipeline<K>(g, blocks, stream, first ? block_clocks : nullptr, std::string(name) + " " + shape);
     first = false;
   });
 }
@@ -63,9 +64,7 @@ static void launch_gemm_device(const void* a, const void* b, void* c, const Gemm
 // Blocks of launch_gemm_device's first launch for this shape and config on the current GPU.
 static int gemm_device_blocks(const GemmShape& s, const GemmConfig& cfg) {
   int blocks = 0;
-  GemmConfig first = with_k_splits(s, cfg, sm_count());
-  if (gemm_plan(s, cfg, sm_count()).head_tiles > 0) first.split_k = 1;
-  with_gemm(first, [&]<class K>() { blocks = gemm_grid_blocks(s, cfg, resident_blocks<K>()); });
+  with_gemm(with_plan(cfg, gemm_plan(s, cfg, sm_count())), [&]<class K>() { blocks = gemm_grid_blocks(s, cfg, resident_blocks<K>()); });
   return blocks;
 }
 

@@ -21,7 +21,7 @@ std::vector<TracedLaunch> gemm_grid_traces(const GemmShape& s, const GemmConfig&
   if (sms <= 0) throw std::invalid_argument("gemm_grid_traces: sms must be positive");
   std::vector<TracedLaunch> launches;
   const auto resident = [&]<class K>() { return sms; };
-  with_launches(trace_address(0), trace_address(1), trace_address(2), trace_address(3), s, cfg, sms, resident,
+  with_launches(trace_address(0), trace_address(1), trace_address(2), trace_address(3), s, cfg, gemm_plan(s, cfg, sms), resident,
                 [&]<class K>(const typename K::globals& g, int blocks, const char* name) {
                   launches.push_back({name, std::make_unique<PipelineGrid<K>>(g, blocks)});
                 });
