@@ -69,7 +69,8 @@ uint32_t Engine::run_events(uint32_t resume) {
     now_ = e.time;
     if (!events_.empty()) prefetch(events_.top());
     if (e.is_tensor()) {
-      tensor_event(e.warp());
+      const uint32_t x = tensor_event(e.warp());
+      if (x != kNoWarp && !run_warp(x)) return x;
       continue;
     }
     if (!e.is_group()) {

@@ -66,7 +66,8 @@ class Engine {
   // group a waiter needs, or the first instruction in its queue, would be through as things stand.
   // New work moves that time, so an event that is no longer the pending one is ignored.
   void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
-  void tensor_event(uint32_t id);
+  // Returns a warp it woke that is to run at once (kNoWarp: none; those woken are queued).
+  uint32_t tensor_event(uint32_t id);
   // The next event's warp and op are out of the core's cache by the time it comes round (a full
   // GPU's warps and op batches are several MB): fetch them while this event runs, and the warp's
   // op source when its batch has run out (the first of the objects on the way to its fiber).
@@ -205,6 +206,7 @@ class Engine {
   // A wgmma op onto the warp's sub-partition's tensor core; false if the warp is held at issue (or
   // must wait for an earlier event first): it runs the op again when woken.
   bool issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op);
+  void hold_issue(SubPartition& sp, const Warp& w, uint32_t wid);
   // An mma_wait: false if the warp blocks until its group is through.
   bool wait_mma(Warp& w, uint32_t wid, Sm& sm, uint32_t keep);
   // Retires the warp's MMA groups until at most `keep` are pending; false if one is not through yet.
@@ -247,6 +249,7 @@ class Engine {
   std::vector<Hint> hints_;  // by warp, for prefetch()
   mutable EventQueue<Event> events_;  // (finding its first event may move its clock on: not a visible change)
   std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
+  std::vector<uint32_t> woken_;  // by tensor_event
   std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on
   size_t group_next_ = 0;
   double group_time_ = 0;

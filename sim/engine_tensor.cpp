@@ -34,8 +34,7 @@ bool Engine::issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op) {
       sp.tensor.advance(w.time);
       const size_t queued = sp.tensor.in_flight();
       if (queued >= p_.mma_queue_depth) {
-        sp.issue_waiters.push_back(wid);
-        schedule_tensor_event(w.sm, sub);
+        hold_issue(sp, w, wid);
         return false;
       }
       n = std::min(n, static_cast<uint32_t>(p_.mma_queue_depth - queued));
@@ -57,6 +56,14 @@ bool Engine::issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op) {
     sp.tma_stall = 0;
     sp.tensor.issue(w.mma, first, cycles, operand_bytes / op_cycles, p_.mma_queue_depth > 0 ? n : 0);
     w.mma_issued += n;
+    // The queue full again and nothing in it through before the warp's next issue: it will be held
+    // then, whatever happens meanwhile (new work only slows the core, and none can join a full
+    // queue). Held now for then, it needs no event to find that out.
+    if (w.mma_issued < instructions && p_.mma_queue_depth > 0 && sp.tensor.in_flight() >= p_.mma_queue_depth &&
+        sp.tensor.next_through() > w.time) {
+      hold_issue(sp, w, wid);
+      return false;
+    }
     if (!sp.mma_waiters.empty() || !sp.issue_waiters.empty()) schedule_tensor_event(w.sm, sub);
   }
   w.mma_issued = 0;
@@ -77,6 +84,16 @@ bool Engine::wait_mma(Warp& w, uint32_t wid, Sm& sm, uint32_t keep) {
   sp.mma_waiters.push_back(wid);
   schedule_tensor_event(w.sm, w.index % p_.sub_partitions);
   return false;
+}
+
+// Held issues take the room the core makes in the order they were held: by the warp's time, which
+// may be ahead of the event clock (held for its next issue, above).
+void Engine::hold_issue(SubPartition& sp, const Warp& w, uint32_t wid) {
+  auto& q = sp.issue_waiters;
+  auto at = q.end();
+  while (at != q.begin() && std::prev(at)->time > w.time) --at;
+  q.insert(at, {w.time, wid});
+  schedule_tensor_event(w.sm, w.index % p_.sub_partitions);
 }
 
 bool Engine::run_mma_wait(Warp& w, uint32_t keep) {
@@ -108,16 +125,17 @@ void Engine::schedule_tensor_event(uint32_t sm_id, uint32_t sub) {
   if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | (sm_id * kMaxSubPartitions + sub)});
 }
 
-void Engine::tensor_event(uint32_t id) {
+uint32_t Engine::tensor_event(uint32_t id) {
   const uint32_t sm_id = id / kMaxSubPartitions, sub = id % kMaxSubPartitions;
   SubPartition& sp = sms_[sm_id].sub[sub];
-  if (sp.wake_at != now_) return;  // superseded by a later schedule (the time it was pushed for is stored)
+  if (sp.wake_at != now_) return kNoWarp;  // superseded by a later schedule (the time it was pushed for is stored)
   sp.wake_at = -1;
   sp.tensor.advance(now_);
+  woken_.clear();
   std::erase_if(sp.mma_waiters, [&](uint32_t x) {
     const WarpMma& m = warps_[x].mma;
     if (m.groups[m.groups.size() - warps_[x].mma_keep - 1].done < 0) return false;
-    push(now_, x);  // re-runs its mma_wait, which now finds the group through
+    woken_.push_back(x);  // re-runs its mma_wait, which now finds the group through
     return true;
   });
   // Held issues take the room the core made, in the order they were held.
@@ -125,10 +143,17 @@ void Engine::tensor_event(uint32_t id) {
     const size_t queued = sp.tensor.in_flight();
     const size_t room = queued < p_.mma_queue_depth ? p_.mma_queue_depth - queued : 0;
     const size_t woken = std::min(room, sp.issue_waiters.size());
-    for (size_t i = 0; i < woken; ++i) push(now_, sp.issue_waiters[i]);  // re-runs its mma op
+    for (size_t i = 0; i < woken; ++i) woken_.push_back(sp.issue_waiters[i].warp);  // re-runs its mma op
     sp.issue_waiters.erase(sp.issue_waiters.begin(), sp.issue_waiters.begin() + static_cast<std::ptrdiff_t>(woken));
   }
+  // One warp woken and nothing else due now: its event would be the next to run, so it runs at
+  // once (most wake-ups of a held issue).
+  uint32_t run_now = kNoWarp;
+  if (woken_.size() == 1 && next_event_time() > now_) run_now = woken_[0];
+  else
+    for (uint32_t x : woken_) push(now_, x);
   schedule_tensor_event(sm_id, sub);
+  return run_now;
 }
 
 }  // namespace ts::sim::engine_state

@@ -69,12 +69,14 @@ void TensorCore::advance(double t) {
     const size_t k = active_.size();
     const double* rates = shares_->rates(k);
     double step = t - now_;
-    if (planned_ && segments_ > 0) {
+    if (stepped_) {
+      step = std::min(step, first_step_);
+    } else if (planned_ && segments_ > 0) {
       step = std::min(step, plan_[1]);  // the plan's first step: the same quotients, worked out already
     } else {
       for (size_t i = 0; i < k; ++i) step = std::min(step, (active_[i]->drain - active_[i]->served) / rates[i]);
     }
-    planned_ = false;
+    planned_ = stepped_ = false;
     for (size_t i = 0; i < k; ++i) {
       WarpMma& w = *active_[i];
       const double from = w.served;
@@ -85,7 +87,7 @@ void TensorCore::advance(double t) {
     now_ += step, busy_ += step;
     std::erase_if(active_, [](const WarpMma* w) { return w->served >= w->drain; });
   }
-  if (t > now_) now_ = t, planned_ = false;
+  if (t > now_) now_ = t, planned_ = stepped_ = false;
   // Groups within rounding of their warp's work are through now, as predict() says: a waiter woken
   // at the time predicted must find its group through even when the core could not move further.
   for (size_t i = 0; i < active_.size(); ++i) mark_through(*active_[i], active_[i]->served, now_, 1.0);
@@ -94,7 +96,7 @@ void TensorCore::advance(double t) {
 
 void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle, uint32_t instructions) {
   advance(t);
-  planned_ = settled_ = false;
+  planned_ = stepped_ = settled_ = false;
   w.operand_bytes = operand_bytes_per_cycle;
   if (reached(w.drain, w.served)) {  // idle until now: it joins as the youngest
     w.served = w.drain;
@@ -154,6 +156,19 @@ void TensorCore::extend_plan() const {
   running_ = kept;
 }
 
+// How long until the first warp's work is through, every warp at its share: the plan's first
+// segment (extend_plan works it out the same way), kept until the core changes.
+double TensorCore::first_step() const {
+  if (!stepped_) {
+    const size_t k = active_.size();
+    const double* share = shares_->rates(k);
+    first_step_ = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < k; ++i) first_step_ = std::min(first_step_, (active_[i]->drain - active_[i]->served) / share[i]);
+    stepped_ = true;
+  }
+  return first_step_;
+}
+
 double TensorCore::predict(const WarpMma& target, double threshold) const {
   if (reached(threshold, target.served)) return now_;
   const size_t n = active_.size();
@@ -164,8 +179,12 @@ double TensorCore::predict(const WarpMma& target, double threshold) const {
       break;
     }
   if (me == n || threshold > target.drain) return std::numeric_limits<double>::infinity();  // never, as things stand
-  if (!planned_) start_plan();
   double need = threshold - target.served;
+  if (!planned_) {  // the first segment answers most questions, and needs no plan
+    const double rate = shares_->rates(n)[me];
+    if (need <= rate * first_step()) return now_ + need / rate;
+    start_plan();
+  }
   for (size_t s = 0;; ++s) {
     if (s == segments_) {
       if (running_ == 0) return plan_end_;
@@ -191,9 +210,34 @@ size_t TensorCore::in_flight() {
   return n;
 }
 
+// The first instruction through is nearly always within the plan's first segment (until the first
+// warp runs out), and asked for after nearly every issue: so that segment is worked out here as
+// extend_plan() would, with predict()'s arithmetic, and the plan is built only when a warp's next
+// instruction lies beyond it and the segment's own answers do not come first.
 double TensorCore::next_through() const {
   const double slack = slack_at(now_, 1.0);
-  double at = std::numeric_limits<double>::infinity();
+  const double never = std::numeric_limits<double>::infinity();
+  const size_t k = active_.size();
+  if (k == 0) return never;
+  const double* share = shares_->rates(k);
+  const double step = first_step();
+  double at = never;
+  bool beyond = false;
+  for (size_t i = 0; i < k; ++i) {
+    const WarpMma& w = *active_[i];
+    for (size_t j = 0; j < w.instructions.size(); ++j) {
+      const double x = w.instructions[j];
+      if (reached(x, w.served, slack)) continue;
+      if (x <= w.drain) {
+        const double need = x - w.served;
+        if (need <= share[i] * step) at = std::min(at, now_ + need / share[i]);
+        else beyond = true;
+      }
+      break;
+    }
+  }
+  // Answers from later segments come at or after the first segment's end.
+  if (!beyond || at <= now_ + step) return at;
   for (const WarpMma* w : active_)
     for (size_t i = 0; i < w->instructions.size(); ++i)
       if (!reached(w->instructions[i], w->served, slack)) {

@@ -132,6 +132,9 @@ class TensorCore {
   mutable size_t segments_ = 0, running_ = 0;
   mutable double plan_end_ = 0;  // when the segments so far end
   mutable bool planned_ = false;
+  double first_step() const;
+  mutable double first_step_ = 0;
+  mutable bool stepped_ = false;  // first_step_ is the current state's
   // Whether the active warps' groups have been marked through at the core's time, as advance() does
   // last: until the next issue or move, marking them again changes nothing (a commit only moves the
   // open group to the committed ones, a wait only drops groups already through).
