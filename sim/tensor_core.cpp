@@ -76,7 +76,7 @@ void TensorCore::advance(double t) {
     } else {
       for (size_t i = 0; i < k; ++i) step = std::min(step, (active_[i]->drain - active_[i]->served) / rates[i]);
     }
-    planned_ = stepped_ = false;
+    planned_ = stepped_ = counted_ = false;
     for (size_t i = 0; i < k; ++i) {
       WarpMma& w = *active_[i];
       const double from = w.served;
@@ -87,7 +87,7 @@ void TensorCore::advance(double t) {
     now_ += step, busy_ += step;
     std::erase_if(active_, [](const WarpMma* w) { return w->served >= w->drain; });
   }
-  if (t > now_) now_ = t, planned_ = stepped_ = false;
+  if (t > now_) now_ = t, planned_ = stepped_ = counted_ = false;
   // Groups within rounding of their warp's work are through now, as predict() says: a waiter woken
   // at the time predicted must find its group through even when the core could not move further.
   for (size_t i = 0; i < active_.size(); ++i) mark_through(*active_[i], active_[i]->served, now_, 1.0);
@@ -96,7 +96,7 @@ void TensorCore::advance(double t) {
 
 void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes_per_cycle, uint32_t instructions) {
   advance(t);
-  planned_ = stepped_ = settled_ = false;
+  planned_ = stepped_ = counted_ = settled_ = false;
   w.operand_bytes = operand_bytes_per_cycle;
   if (reached(w.drain, w.served)) {  // idle until now: it joins as the youngest
     w.served = w.drain;
@@ -201,12 +201,15 @@ double TensorCore::predict(const WarpMma& target, double threshold) const {
 // does a group: a held warp woken at the time predicted must find its room, or it would be woken at
 // that time again, forever.
 size_t TensorCore::in_flight() {
+  if (counted_) return in_flight_;  // asked again before the core changed (an issue after its wake-up)
   const double slack = slack_at(now_, 1.0);
   size_t n = 0;
   for (WarpMma* w : active_) {
     while (w->instructions.size() > 0 && reached(w->instructions.front(), w->served, slack)) w->instructions.pop_front();
     n += w->instructions.size();
   }
+  counted_ = true;
+  in_flight_ = n;
   return n;
 }
 

@@ -135,6 +135,8 @@ class TensorCore {
   double first_step() const;
   mutable double first_step_ = 0;
   mutable bool stepped_ = false;  // first_step_ is the current state's
+  size_t in_flight_ = 0;
+  bool counted_ = false;  // in_flight_ is the current state's
   // Whether the active warps' groups have been marked through at the core's time, as advance() does
   // last: until the next issue or move, marking them again changes nothing (a commit only moves the
   // open group to the committed ones, a wait only drops groups already through).
