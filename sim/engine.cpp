@@ -63,18 +63,21 @@ uint32_t Engine::run_events(uint32_t resume) {
     if (!run_warp(x)) return x;
   }
   group_.clear();
-  while (!events_.empty()) {
+  while (true) {
+    if (!deferred_schedules_.empty() && (events_.empty() || events_.top().time > now_)) schedule_deferred();
+    if (events_.empty()) break;
     const Event e = events_.top();
     events_.pop();
     now_ = e.time;
     if (!events_.empty()) prefetch(events_.top());
     if (e.is_tensor()) {
-      const uint32_t x = tensor_event(e.warp());
-      if (x != kNoWarp && !run_warp(x)) return x;
+      tensor_event(e.warp());
       continue;
     }
     if (!e.is_group()) {
-      if (!run_warp(e.warp())) return e.warp();
+      const bool more = run_warp(e.warp());
+      if (!deferred_schedules_.empty()) schedule_after_run(e.warp());
+      if (!more) return e.warp();
       continue;
     }
     // The warps a barrier woke together run in the order they were woken, as their own events

@@ -66,8 +66,18 @@ class Engine {
   // group a waiter needs, or the first instruction in its queue, would be through as things stand.
   // New work moves that time, so an event that is no longer the pending one is ignored.
   void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
-  // Returns a warp it woke that is to run at once (kNoWarp: none; those woken are queued).
-  uint32_t tensor_event(uint32_t id);
+  // A tensor event that wakes one warp leaves its core's next event to be worked out after that
+  // warp's run, which nearly always issues to the core and works it out itself (half the
+  // predictions of a held wgmma's round); or before the clock moves on or a warp asks what comes
+  // first (catch_up), whichever is sooner, so that no event is missing from the queue then.
+  std::vector<uint32_t> deferred_schedules_;  // sm * kMaxSubPartitions + sub, some already done
+  void schedule_deferred();
+  void schedule_after_run(uint32_t wid) {
+    const Warp& w = warps_[wid];
+    const uint32_t sub = w.index % p_.sub_partitions;
+    if (sms_[w.sm].sub[sub].schedule_after == wid) schedule_tensor_event(w.sm, sub);
+  }
+  void tensor_event(uint32_t id);
   // The next event's warp and op are out of the core's cache by the time it comes round (a full
   // GPU's warps and op batches are several MB): fetch them while this event runs, and the warp's
   // op source when its batch has run out (the first of the objects on the way to its fiber).
@@ -102,6 +112,7 @@ class Engine {
   // false (and the warp queued for then) while an earlier event is still to run.
   bool catch_up(const Warp& w, uint32_t wid) {
     if (w.time <= now_) return true;
+    if (!deferred_schedules_.empty()) schedule_deferred();
     if (next_event_time() < w.time) {
       push(w.time, wid);
       return false;
@@ -249,7 +260,6 @@ class Engine {
   std::vector<Hint> hints_;  // by warp, for prefetch()
   mutable EventQueue<Event> events_;  // (finding its first event may move its clock on: not a visible change)
   std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
-  std::vector<uint32_t> woken_;  // by tensor_event
   std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on
   size_t group_next_ = 0;
   double group_time_ = 0;

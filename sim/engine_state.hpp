@@ -96,6 +96,7 @@ struct SubPartition {
   };
   std::vector<HeldIssue> issue_waiters;  // warps held at a wgmma's issue while the core's queue is full, in order
   double wake_at = -1;                // when the pending tensor event fires (-1: none)
+  uint32_t schedule_after = ~0u;      // a warp its last event woke: the next is worked out after its run
   double tma_stall = 0;               // tensor cycles TMA writes cost it since its last MMA issue
 };
 

@@ -111,8 +111,16 @@ bool Engine::run_mma_wait(Warp& w, uint32_t keep) {
   return true;
 }
 
+void Engine::schedule_deferred() {
+  for (const uint32_t id : deferred_schedules_)
+    if (sms_[id / kMaxSubPartitions].sub[id % kMaxSubPartitions].schedule_after != kNoWarp)
+      schedule_tensor_event(id / kMaxSubPartitions, id % kMaxSubPartitions);
+  deferred_schedules_.clear();
+}
+
 void Engine::schedule_tensor_event(uint32_t sm_id, uint32_t sub) {
   SubPartition& sp = sms_[sm_id].sub[sub];
+  sp.schedule_after = kNoWarp;
   double at = std::numeric_limits<double>::infinity();
   for (uint32_t x : sp.mma_waiters) {
     const WarpMma& m = warps_[x].mma;
@@ -125,35 +133,35 @@ void Engine::schedule_tensor_event(uint32_t sm_id, uint32_t sub) {
   if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | (sm_id * kMaxSubPartitions + sub)});
 }
 
-uint32_t Engine::tensor_event(uint32_t id) {
+void Engine::tensor_event(uint32_t id) {
   const uint32_t sm_id = id / kMaxSubPartitions, sub = id % kMaxSubPartitions;
   SubPartition& sp = sms_[sm_id].sub[sub];
-  if (sp.wake_at != now_) return kNoWarp;  // superseded by a later schedule (the time it was pushed for is stored)
+  if (sp.wake_at != now_) return;  // superseded by a later schedule (the time it was pushed for is stored)
   sp.wake_at = -1;
   sp.tensor.advance(now_);
-  woken_.clear();
+  uint32_t woken = 0, last = kNoWarp;
   std::erase_if(sp.mma_waiters, [&](uint32_t x) {
     const WarpMma& m = warps_[x].mma;
     if (m.groups[m.groups.size() - warps_[x].mma_keep - 1].done < 0) return false;
-    woken_.push_back(x);  // re-runs its mma_wait, which now finds the group through
+    push(now_, last = x);  // re-runs its mma_wait, which now finds the group through
+    ++woken;
     return true;
   });
   // Held issues take the room the core made, in the order they were held.
   if (!sp.issue_waiters.empty()) {
     const size_t queued = sp.tensor.in_flight();
     const size_t room = queued < p_.mma_queue_depth ? p_.mma_queue_depth - queued : 0;
-    const size_t woken = std::min(room, sp.issue_waiters.size());
-    for (size_t i = 0; i < woken; ++i) woken_.push_back(sp.issue_waiters[i].warp);  // re-runs its mma op
-    sp.issue_waiters.erase(sp.issue_waiters.begin(), sp.issue_waiters.begin() + static_cast<std::ptrdiff_t>(woken));
+    const size_t n = std::min(room, sp.issue_waiters.size());
+    for (size_t i = 0; i < n; ++i) push(now_, last = sp.issue_waiters[i].warp);  // re-runs its mma op
+    sp.issue_waiters.erase(sp.issue_waiters.begin(), sp.issue_waiters.begin() + static_cast<std::ptrdiff_t>(n));
+    woken += static_cast<uint32_t>(n);
   }
-  // One warp woken and nothing else due now: its event would be the next to run, so it runs at
-  // once (most wake-ups of a held issue).
-  uint32_t run_now = kNoWarp;
-  if (woken_.size() == 1 && next_event_time() > now_) run_now = woken_[0];
-  else
-    for (uint32_t x : woken_) push(now_, x);
+  if (woken == 1) {
+    sp.schedule_after = last;
+    deferred_schedules_.push_back(id);
+    return;
+  }
   schedule_tensor_event(sm_id, sub);
-  return run_now;
 }
 
 }  // namespace ts::sim::engine_state

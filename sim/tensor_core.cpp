@@ -119,7 +119,8 @@ void TensorCore::issue(WarpMma& w, double t, double cycles, double operand_bytes
 // alone read there: only rounding leaves it work to do then).
 void TensorCore::start_plan() const {
   const size_t n = active_.size();
-  plan_.clear();
+  // Each segment ends with a warp's work through, so n segments at most: room for them once.
+  if (plan_.size() < n * (n + 2)) plan_.resize(n * (n + 2));
   plan_work_.resize(2 * n);
   plan_index_.resize(2 * n);
   for (size_t i = 0; i < n; ++i) {
@@ -140,7 +141,7 @@ void TensorCore::extend_plan() const {
   std::copy(share, share + k, rates);
   double step = std::numeric_limits<double>::infinity();
   for (size_t r = 0; r < k; ++r) step = std::min(step, left[order[r]] / rates[r]);
-  plan_.resize(plan_.size() + n + 2);
+  if (plan_.size() < (segments_ + 1) * (n + 2)) plan_.resize((segments_ + 1) * (n + 2));  // (never, as above)
   double* seg = plan_.data() + segments_ * (n + 2);
   seg[0] = plan_end_, seg[1] = step;
   for (size_t i = 0; i < n; ++i) seg[2 + i] = rates[std::min<size_t>(rank[i], k)];
