@@ -19,7 +19,13 @@ double slack_at(double t, double rate) { return 1e-12 * std::max(1.0, t) * rate;
 // Every group of w whose threshold its work passes on the way from `from` to w.served, which it
 // covers at `rate` per cycle from real time t0. A warp's groups complete in order (their thresholds
 // grow with its work), so the first one not reached ends the search.
-void mark_through(WarpMma& w, double from, double t0, double rate) {
+// `t_end`: a time no earlier than when the work reaches w.served (for a quick look first: a warp's
+// next group is most often far from through, and this is asked for every warp at every move).
+inline void mark_through(WarpMma& w, double from, double t0, double rate, double t_end) {
+  size_t first = 0;
+  while (first < w.groups.size() && w.groups[first].done >= 0) ++first;
+  const MmaGroup& next = first < w.groups.size() ? w.groups[first] : w.open;
+  if (next.done >= 0 || next.threshold < 0 || !reached(next.threshold, w.served, slack_at(t_end, rate))) return;
   const double slack = slack_at(t0 + (w.served - from) / rate, rate);
   auto mark = [&](MmaGroup& g) {
     if (g.done >= 0 || g.threshold < 0) return true;
@@ -82,7 +88,7 @@ void TensorCore::advance(double t) {
       const double from = w.served;
       w.served = std::min(w.drain, from + rates[i] * step);
       if (reached(w.drain, w.served, slack_at(now_ + step, rates[i]))) w.served = w.drain;
-      mark_through(w, from, now_, rates[i]);
+      mark_through(w, from, now_, rates[i], 2 * (now_ + step) + 1);
     }
     now_ += step, busy_ += step;
     std::erase_if(active_, [](const WarpMma* w) { return w->served >= w->drain; });
@@ -90,7 +96,7 @@ void TensorCore::advance(double t) {
   if (t > now_) now_ = t, planned_ = stepped_ = counted_ = false;
   // Groups within rounding of their warp's work are through now, as predict() says: a waiter woken
   // at the time predicted must find its group through even when the core could not move further.
-  for (size_t i = 0; i < active_.size(); ++i) mark_through(*active_[i], active_[i]->served, now_, 1.0);
+  for (size_t i = 0; i < active_.size(); ++i) mark_through(*active_[i], active_[i]->served, now_, 1.0, now_);
   settled_ = true;
 }
 
