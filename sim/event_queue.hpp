@@ -27,11 +27,15 @@ class EventQueue {
     ++size_;
     const int64_t cycle = cycle_of(e.time);
     if (cycle <= now_) {
-      // Into its place among the cycle's events not yet taken: usually at or near the end.
-      now_events_.push_back(e);
-      size_t i = now_events_.size() - 1;
-      for (; i > next_ && now_events_[i - 1] > e; --i) now_events_[i] = now_events_[i - 1];
-      now_events_[i] = e;
+      // Into its place among the cycle's events not yet taken: usually the end, else found by halves
+      // (a wake-up for now goes before the cycle's later events, often dozens when SMs run in step).
+      if (now_events_.size() == next_ || !(now_events_.back() > e)) {
+        now_events_.push_back(e);
+      } else {
+        const auto at = std::upper_bound(now_events_.begin() + static_cast<std::ptrdiff_t>(next_), now_events_.end(), e,
+                                         [](const E& a, const E& b) { return b > a; });
+        now_events_.insert(at, e);
+      }
     } else if (cycle < now_ + kWindow) {
       buckets_[cycle & (kWindow - 1)].push_back(e);
       ++in_buckets_;
