@@ -63,9 +63,7 @@ uint32_t Engine::run_events(uint32_t resume) {
     if (!run_warp(x)) return x;
   }
   group_.clear();
-  while (true) {
-    if (!deferred_schedules_.empty() && (events_.empty() || events_.top().time > now_)) schedule_deferred();
-    if (events_.empty()) break;
+  while (!events_.empty()) {
     const Event e = events_.top();
     events_.pop();
     now_ = e.time;
@@ -75,9 +73,7 @@ uint32_t Engine::run_events(uint32_t resume) {
       continue;
     }
     if (!e.is_group()) {
-      const bool more = run_warp(e.warp());
-      if (!deferred_schedules_.empty()) schedule_after_run(e.warp());
-      if (!more) return e.warp();
+      if (!run_warp(e.warp())) return e.warp();
       continue;
     }
     // The warps a barrier woke together run in the order they were woken, as their own events

@@ -66,17 +66,6 @@ class Engine {
   // group a waiter needs, or the first instruction in its queue, would be through as things stand.
   // New work moves that time, so an event that is no longer the pending one is ignored.
   void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
-  // A tensor event that wakes one warp leaves its core's next event to be worked out after that
-  // warp's run, which nearly always issues to the core and works it out itself (half the
-  // predictions of a held wgmma's round); or before the clock moves on or a warp asks what comes
-  // first (catch_up), whichever is sooner, so that no event is missing from the queue then.
-  std::vector<uint32_t> deferred_schedules_;  // sm * kMaxSubPartitions + sub, some already done
-  void schedule_deferred();
-  void schedule_after_run(uint32_t wid) {
-    const Warp& w = warps_[wid];
-    const uint32_t sub = w.index % p_.sub_partitions;
-    if (sms_[w.sm].sub[sub].schedule_after == wid) schedule_tensor_event(w.sm, sub);
-  }
   void tensor_event(uint32_t id);
   // The next event's warp and op are out of the core's cache by the time it comes round (a full
   // GPU's warps and op batches are several MB): fetch them while this event runs, and the warp's
@@ -112,7 +101,6 @@ class Engine {
   // false (and the warp queued for then) while an earlier event is still to run.
   bool catch_up(const Warp& w, uint32_t wid) {
     if (w.time <= now_) return true;
-    if (!deferred_schedules_.empty()) schedule_deferred();
     if (next_event_time() < w.time) {
       push(w.time, wid);
       return false;
@@ -217,7 +205,6 @@ class Engine {
   // A wgmma op onto the warp's sub-partition's tensor core; false if the warp is held at issue (or
   // must wait for an earlier event first): it runs the op again when woken.
   bool issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op);
-  void hold_issue(SubPartition& sp, const Warp& w, uint32_t wid);
   // An mma_wait: false if the warp blocks until its group is through.
   bool wait_mma(Warp& w, uint32_t wid, Sm& sm, uint32_t keep);
   // Retires the warp's MMA groups until at most `keep` are pending; false if one is not through yet.

@@ -90,13 +90,8 @@ struct SubPartition {
   std::array<double, kPipes> pipe_busy{};
   TensorCore tensor;                  // shared in turns (older warps a little more), not in order of arrival
   std::vector<uint32_t> mma_waiters;  // warps blocked in mma_wait on this core
-  struct HeldIssue {
-    double time;  // when the warp was held (or will be: its time may be ahead of the event clock)
-    uint32_t warp;
-  };
-  std::vector<HeldIssue> issue_waiters;  // warps held at a wgmma's issue while the core's queue is full, in order
+  std::vector<uint32_t> issue_waiters;  // warps held at a wgmma's issue while the core's queue is full
   double wake_at = -1;                // when the pending tensor event fires (-1: none)
-  uint32_t schedule_after = ~0u;      // a warp its last event woke: the next is worked out after its run
   double tma_stall = 0;               // tensor cycles TMA writes cost it since its last MMA issue
 };
 

@@ -34,7 +34,8 @@ bool Engine::issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op) {
       sp.tensor.advance(w.time);
       const size_t queued = sp.tensor.in_flight();
       if (queued >= p_.mma_queue_depth) {
-        hold_issue(sp, w, wid);
+        sp.issue_waiters.push_back(wid);
+        schedule_tensor_event(w.sm, sub);
         return false;
       }
       n = std::min(n, static_cast<uint32_t>(p_.mma_queue_depth - queued));
@@ -56,14 +57,6 @@ bool Engine::issue_mma(Warp& w, uint32_t wid, Sm& sm, const TraceOp& op) {
     sp.tma_stall = 0;
     sp.tensor.issue(w.mma, first, cycles, operand_bytes / op_cycles, p_.mma_queue_depth > 0 ? n : 0);
     w.mma_issued += n;
-    // The queue full again and nothing in it through before the warp's next issue: it will be held
-    // then, whatever happens meanwhile (new work only slows the core, and none can join a full
-    // queue). Held now for then, it needs no event to find that out.
-    if (w.mma_issued < instructions && p_.mma_queue_depth > 0 && sp.tensor.in_flight() >= p_.mma_queue_depth &&
-        sp.tensor.next_through() > w.time) {
-      hold_issue(sp, w, wid);
-      return false;
-    }
     if (!sp.mma_waiters.empty() || !sp.issue_waiters.empty()) schedule_tensor_event(w.sm, sub);
   }
   w.mma_issued = 0;
@@ -86,16 +79,6 @@ bool Engine::wait_mma(Warp& w, uint32_t wid, Sm& sm, uint32_t keep) {
   return false;
 }
 
-// Held issues take the room the core makes in the order they were held: by the warp's time, which
-// may be ahead of the event clock (held for its next issue, above).
-void Engine::hold_issue(SubPartition& sp, const Warp& w, uint32_t wid) {
-  auto& q = sp.issue_waiters;
-  auto at = q.end();
-  while (at != q.begin() && std::prev(at)->time > w.time) --at;
-  q.insert(at, {w.time, wid});
-  schedule_tensor_event(w.sm, w.index % p_.sub_partitions);
-}
-
 bool Engine::run_mma_wait(Warp& w, uint32_t keep) {
   while (w.mma.groups.size() > keep) {
     const MmaGroup& g = w.mma.groups.front();
@@ -111,16 +94,8 @@ bool Engine::run_mma_wait(Warp& w, uint32_t keep) {
   return true;
 }
 
-void Engine::schedule_deferred() {
-  for (const uint32_t id : deferred_schedules_)
-    if (sms_[id / kMaxSubPartitions].sub[id % kMaxSubPartitions].schedule_after != kNoWarp)
-      schedule_tensor_event(id / kMaxSubPartitions, id % kMaxSubPartitions);
-  deferred_schedules_.clear();
-}
-
 void Engine::schedule_tensor_event(uint32_t sm_id, uint32_t sub) {
   SubPartition& sp = sms_[sm_id].sub[sub];
-  sp.schedule_after = kNoWarp;
   double at = std::numeric_limits<double>::infinity();
   for (uint32_t x : sp.mma_waiters) {
     const WarpMma& m = warps_[x].mma;
@@ -139,27 +114,19 @@ void Engine::tensor_event(uint32_t id) {
   if (sp.wake_at != now_) return;  // superseded by a later schedule (the time it was pushed for is stored)
   sp.wake_at = -1;
   sp.tensor.advance(now_);
-  uint32_t woken = 0, last = kNoWarp;
   std::erase_if(sp.mma_waiters, [&](uint32_t x) {
     const WarpMma& m = warps_[x].mma;
     if (m.groups[m.groups.size() - warps_[x].mma_keep - 1].done < 0) return false;
-    push(now_, last = x);  // re-runs its mma_wait, which now finds the group through
-    ++woken;
+    push(now_, x);  // re-runs its mma_wait, which now finds the group through
     return true;
   });
   // Held issues take the room the core made, in the order they were held.
   if (!sp.issue_waiters.empty()) {
     const size_t queued = sp.tensor.in_flight();
     const size_t room = queued < p_.mma_queue_depth ? p_.mma_queue_depth - queued : 0;
-    const size_t n = std::min(room, sp.issue_waiters.size());
-    for (size_t i = 0; i < n; ++i) push(now_, last = sp.issue_waiters[i].warp);  // re-runs its mma op
-    sp.issue_waiters.erase(sp.issue_waiters.begin(), sp.issue_waiters.begin() + static_cast<std::ptrdiff_t>(n));
-    woken += static_cast<uint32_t>(n);
-  }
-  if (woken == 1) {
-    sp.schedule_after = last;
-    deferred_schedules_.push_back(id);
-    return;
+    const size_t woken = std::min(room, sp.issue_waiters.size());
+    for (size_t i = 0; i < woken; ++i) push(now_, sp.issue_waiters[i]);  // re-runs its mma op
+    sp.issue_waiters.erase(sp.issue_waiters.begin(), sp.issue_waiters.begin() + static_cast<std::ptrdiff_t>(woken));
   }
   schedule_tensor_event(sm_id, sub);
 }
