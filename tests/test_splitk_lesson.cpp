@@ -267,3 +267,117 @@ TEST_CASE("lesson 07 quotes gemm-splitk.json and gemm-splitk.txt as the files ha
   CHECK(big.tiles == 512);
   CHECK(big.tiles / double(kSms) == Approx(3.9).epsilon(0.01));
 }
+
+// The split tail (kernels::gemm_plan) on the grid scene: lesson 07's last step.
+TEST_CASE("the tail_split knob: off, auto or 2..16, on the grid scene, refused with a reason otherwise", "[viz][splitk][tail]") {
+  SceneState grid = GridState{};
+  CHECK(std::get<GridState>(grid).gemm.tail_split == 1);  // off by default: the sweeps' runs, the scenes as before
+  CHECK(set_knob(grid, "tail_split", "auto").empty());
+  CHECK(std::get<GridState>(grid).gemm.tail_split == 0);
+  CHECK(set_knob(grid, "tail_split", "5").empty());
+  CHECK(std::get<GridState>(grid).gemm.tail_split == 5);
+  CHECK(gemm_config(std::get<GridState>(grid).gemm).tail_split == 5);
+  const auto values = knob_values(grid);
+  CHECK(std::find(values.begin(), values.end(), std::pair<std::string, std::string>{"tail_split", "5"}) != values.end());
+  CHECK(set_knob(grid, "tail_split", "off").empty());
+  CHECK(std::get<GridState>(grid).gemm.tail_split == 1);
+  CHECK(set_knob(grid, "tail_split", "1").find("tail_split") != std::string::npos);  // "off" says it
+  CHECK_FALSE(set_knob(grid, "tail_split", "17").empty());
+  CHECK(std::get<GridState>(grid).gemm.tail_split == 1);
+  SceneState pipeline = PipelineState{};
+  CHECK_FALSE(set_knob(pipeline, "tail_split", "auto").empty());  // the grid's knob only
+}
+
+TEST_CASE("grid: a split tail runs whole waves over all of K, then the last wave's tiles in K ranges", "[viz][grid][splitk][tail]") {
+  GridState s = grid_at(3072, 3072, 8192, 0);
+  s.gemm.tail_split = 0;  // the kernel's rule: 24 tiles past two waves, in 5 ranges
+  s.wave = 2;
+  const GridModel m = grid_model(s, kSms, 50.0 * 1024 * 1024);
+  REQUIRE(m.error.empty());
+  const ts::kernels::GemmPlan plan = ts::kernels::gemm_plan({3072, 3072, 8192}, gemm_config(s.gemm), kSms);
+  REQUIRE(plan.splits == 5);
+  CHECK(m.tiles == 288);
+  CHECK(m.head_tiles == uint32_t(plan.head_tiles));
+  CHECK(m.head_tiles == 264);
+  CHECK(m.head_waves == 2);
+  CHECK(m.k_splits == 5);
+  CHECK(m.k_iters == 26);  // 128 slices in ranges of 26 (the last 24)
+  CHECK(m.steps == 264 + 24 * 5);
+  CHECK(m.waves == 3);
+  CHECK(m.busy_sms == 120);  // the last wave: 24 tiles x 5 ranges
+  CHECK(m.grid == 132);      // the first launch's blocks
+  CHECK(m.slice_bytes == 24.0 * 128 * 256 * 5 * 4);
+  std::vector<bool> seen(m.steps, false);
+  for (uint32_t t = 0; t < m.tiles; ++t) {
+    const bool head = m.order_of[t] < m.head_tiles;
+    for (uint32_t r = 0; r < m.k_splits; ++r) {
+      const uint32_t step = m.range_order[t * 5 + r], wave = m.range_wave[t * 5 + r];
+      if (head) {  // one block over all of K: every band is that block
+        CHECK(step == m.order_of[t]);
+        CHECK(wave == m.wave_of[t]);
+        CHECK(wave < 2);
+      } else {
+        CHECK(step >= 264);
+        CHECK(wave == 2);
+      }
+      seen[step] = true;
+    }
+  }
+  CHECK(std::count(seen.begin(), seen.end(), true) == int(m.steps));  // every step is a tile's range
+  // The tail's numbering is the second launch's own (first_tile 264): its tiles are the block
+  // order's last 24, range by range.
+  const GemmTileOrder order = gemm_tile_order({3072, 3072, 8192}, gemm_config(s.gemm), kSms);
+  REQUIRE(order.error.empty());
+  CHECK(order.head_steps == 264);
+  CHECK(order.output_steps() == 288);
+  for (size_t i = 264; i < order.steps.size(); ++i) CHECK(order.range[i] == (i - 264) / 24);
+  // A head wave reads its blocks over all of K; the tail's wave over one range's part of K.
+  s.wave = 0;
+  const GridModel head_wave = grid_model(s, kSms, 50.0 * 1024 * 1024);
+  GridState off = s;
+  off.gemm.tail_split = 1;
+  const GridModel unsplit = grid_model(off, kSms, 50.0 * 1024 * 1024);
+  CHECK(head_wave.wave_bytes == unsplit.wave_bytes);
+  CHECK(unsplit.head_tiles == 0);
+  CHECK(unsplit.k_splits == 1);
+  CHECK(unsplit.waves == 3);
+  off.wave = 2;
+  CHECK(grid_model(off, kSms, 1).busy_sms == 24);  // unsplit, the last wave leaves 108 SMs idle
+}
+
+TEST_CASE("the simulation of a split tail runs three launches: the head, the tail's ranges and their sum", "[viz][splitk][tail]") {
+  GemmKnobs g{1536, 3072, 1024, 4};  // 144 tiles: a wave of 132 and 12 more, in 3 ranges: a quick run
+  g.tail_split = 3;
+  const GemmRun run = gemm_run(g);
+  CHECK(run.cfg.tail_split == 3);
+  CHECK(run.cfg.split_k == 1);
+  const auto split = simulate_gemm_run(run);
+  REQUIRE(split->error.empty());
+  CHECK(split->k_splits == 3);
+  CHECK(split->tail_tiles == 12);
+  CHECK(split->sum_cycles > 0);
+  CHECK(split->gemm_cycles + split->sum_cycles == Approx(split->report.cycles));
+  CHECK(split->report.flops == Approx(2.0 * 1536 * 3072 * 1024));
+  g.tail_split = 1;
+  GemmRun off = gemm_run(g);
+  CHECK(off.key() != run.key());
+  off.clock_mhz = split->clock_mhz;
+  const auto unsplit = simulate_gemm_run(off);
+  REQUIRE(unsplit->error.empty());
+  CHECK(unsplit->tail_tiles == 0);
+  CHECK(unsplit->sum_cycles == 0);
+  // The head alone is less than the whole unsplit run: its last wave is what the tail replaces.
+  CHECK(split->gemm_cycles > 0);
+  CHECK(split->report.hbm_write_bytes > unsplit->report.hbm_write_bytes);  // the fp32 slices
+}
+
+TEST_CASE("the split-tail sweep's rows are loaded with their device and date", "[viz][measured][tail]") {
+  const MeasuredData& d = measured_data();
+  REQUIRE_FALSE(d.tail.empty());
+  CHECK(d.tail_date == "2026-12-06");
+  CHECK(d.tail_device.find("H100") != std::string::npos);
+  int at_3072 = 0;
+  for (const MeasuredGemm& row : d.tail)
+    if (row.shape.m == 3072 && row.shape.k == 8192) ++at_3072;
+  CHECK(at_3072 == 3);  // off, 5 (the rule's) and 3
+}

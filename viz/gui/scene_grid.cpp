@@ -91,6 +91,23 @@ struct Panel {
   }
 };
 
+// The split-tail sweep's rows at this shape: off and split, each beside cuBLAS in the same run.
+void draw_measured_tail(const GemmRun& run, const SceneContext& c, Panel& p) {
+  bool any = false;
+  for (const MeasuredGemm& row : c.measured.tail) {
+    if (!same_shape(row.shape, run.shape)) continue;
+    any = true;
+    p.line("H100, " + (row.cfg.tail_split > 1 ? "tail in " + std::to_string(row.cfg.tail_split) + " ranges" : std::string("no split")) + ": " +
+               short_number(row.tflops) + " TFLOPS (cuBLAS " + short_number(row.cublas_tflops) + ")",
+           row.cfg.tail_split == run.cfg.tail_split ? colour::measured : colour::text);
+  }
+  if (!any) {
+    p.line("the H100's split-tail sweep did not run this shape", colour::dim_text);
+    return;
+  }
+  p.line(c.measured.tail_device + ", " + c.measured.tail_date + " (gemm-tail.json)", colour::dim_text);
+}
+
 // What the H100 measured for this configuration, and the simulation of that same shape when the
 // measurement was taken at another one.
 void draw_measured(const GridState& s, const GemmRun& run, const SceneContext& c, Panel& p) {
@@ -166,12 +183,28 @@ void draw_multicast(const GridModel& m, const GemmSim* sim, const GemmSim* twin,
 void draw_ranges(const GridState& s, const GridModel& m, const GemmRun& run, const GemmSim* sim, const GemmRun& other,
                  const GemmSim* other_sim, const SceneContext& c, Panel& p) {
   const float top = p.y;
-  p.heading("Split-K: " + std::to_string(m.k_splits) + (m.k_splits > 1 ? " K ranges" : " K range (no split)"));
-  kernels::GemmConfig automatic = gemm_config(s.gemm);
-  automatic.split_k = 0;
-  const int picks = kernels::gemm_k_splits(run.shape, automatic, static_cast<int>(m.sms));
-  p.line("the kernel's own choice here (split_k=auto): " + std::to_string(picks) + " range" + (picks > 1 ? "s" : ""));
-  if (m.k_splits > 1) {
+  const uint32_t tail = m.tiles - m.head_tiles;
+  if (m.head_tiles > 0) {
+    p.heading("The last wave: " + std::to_string(tail) + " tiles in " + std::to_string(m.k_splits) + " K ranges");
+    kernels::GemmConfig automatic = gemm_config(s.gemm);
+    automatic.tail_split = 0;
+    const kernels::GemmPlan rule = kernels::gemm_plan(run.shape, automatic, static_cast<int>(m.sms));
+    p.line("the kernel's own choice here (tail_split=auto): " +
+           (rule.head_tiles > 0 && rule.splits > 1 ? std::to_string(rule.splits) + " ranges" : std::string("no split")));
+    p.line(std::to_string(m.head_tiles) + " tiles = " + std::to_string(m.head_waves) + " whole wave" + (m.head_waves > 1 ? "s" : "") +
+           " over all of K, straight into C; then " + std::to_string(tail) + " x " + std::to_string(m.k_splits) + " = " +
+           std::to_string(tail * m.k_splits) + " blocks of work, " + std::to_string(m.k_iters) + " slices (" +
+           std::to_string(64 * m.k_iters) + " deep) each");
+    p.line("fp32 slices: " + std::to_string(m.k_splits) + " x " + std::to_string(tail) + " tiles x 4 bytes = " + bytes_text(m.slice_bytes) +
+           ", then read back by the sum");
+  } else {
+    p.heading("Split-K: " + std::to_string(m.k_splits) + (m.k_splits > 1 ? " K ranges" : " K range (no split)"));
+    kernels::GemmConfig automatic = gemm_config(s.gemm);
+    automatic.split_k = 0;
+    const int picks = kernels::gemm_k_splits(run.shape, automatic, static_cast<int>(m.sms));
+    p.line("the kernel's own choice here (split_k=auto): " + std::to_string(picks) + " range" + (picks > 1 ? "s" : ""));
+  }
+  if (m.k_splits > 1 && m.head_tiles == 0) {
     p.line("K = " + std::to_string(run.shape.k) + " in ranges of " + std::to_string(m.k_iters) + " slices (" +
            std::to_string(64 * m.k_iters) + " deep): " + std::to_string(m.tiles) + " tiles x " + std::to_string(m.k_splits) + " = " +
            std::to_string(m.steps) + " blocks of work");
@@ -183,15 +216,16 @@ void draw_ranges(const GridState& s, const GridModel& m, const GemmRun& run, con
   const auto us = [](double cycles, double mhz) { return short_number(mhz > 0 ? cycles / mhz : 0) + " us"; };
   if (sim && sim->error.empty()) {
     if (sim->k_splits > 1)
-      p.line("simulated: GEMM " + us(sim->gemm_cycles, sim->clock_mhz) + " + sum " + us(sim->sum_cycles, sim->clock_mhz) + " = " +
+      p.line(std::string("simulated: GEMM") + (sim->tail_tiles > 0 ? "s " : " ") + us(sim->gemm_cycles, sim->clock_mhz) + " + sum " + us(sim->sum_cycles, sim->clock_mhz) + " = " +
                  us(sim->report.cycles, sim->clock_mhz) + ", " + short_number(sim->report.tflops) + " TFLOPS",
              colour::simulated);
     else
       p.line("simulated: " + us(sim->report.cycles, sim->clock_mhz) + ", " + short_number(sim->report.tflops) + " TFLOPS",
              colour::simulated);
   }
-  if (other.cfg.split_k != run.cfg.split_k) {
-    const std::string what = other.cfg.split_k > 1 ? "with " + std::to_string(other.cfg.split_k) + " ranges" : "without the split";
+  if (other.cfg.split_k != run.cfg.split_k || other.cfg.tail_split != run.cfg.tail_split) {
+    const int ranges = std::max(other.cfg.split_k, other.cfg.tail_split);
+    const std::string what = ranges > 1 ? "with " + std::to_string(ranges) + " ranges" : "without the split";
     if (other_sim && other_sim->error.empty())
       p.line(what + ": " + us(other_sim->report.cycles, other_sim->clock_mhz) + ", " + short_number(other_sim->report.tflops) +
                  " TFLOPS (same clock)",
@@ -200,7 +234,9 @@ void draw_ranges(const GridState& s, const GridModel& m, const GemmRun& run, con
       p.line(what + ": " + sim_status(other, other_sim, c.sims), colour::dim_text);
   }
   const auto rows = find_measured_splits(c.measured, run.shape, run.cfg);
-  if (rows.empty()) {
+  if (m.head_tiles > 0 || s.gemm.tail_split != 1) {
+    draw_measured_tail(run, c, p);
+  } else if (rows.empty()) {
     p.line("the H100's split-K sweep did not run this shape", colour::dim_text);
   } else {
     for (const MeasuredGemm* row : rows)
@@ -237,20 +273,28 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   // With split-K, the same run unsplit; unsplit where the kernel would split, its own choice.
   GemmRun other = run;
   other.tile_l2 = false;
-  {
+  if (s.gemm.tail_split != 1) {  // a split tail asked for: beside it the run without, or the kernel's own split
+    kernels::GemmConfig alt = gemm_config(s.gemm);
+    alt.tail_split = m.head_tiles > 0 ? 1 : 0;
+    other.cfg = kernels::with_plan(alt, kernels::gemm_plan(run.shape, alt, static_cast<int>(m.sms)));
+  } else {
     kernels::GemmConfig automatic = run.cfg;
     automatic.split_k = 0;
     const int picks = kernels::gemm_k_splits(run.shape, automatic, static_cast<int>(m.sms));
     other.cfg.split_k = m.k_splits > 1 ? 1 : picks;
   }
-  const bool show_ranges = m.k_splits > 1 || s.gemm.split_k != 0 || other.cfg.split_k != run.cfg.split_k || c.lit("ranges");
-  const auto other_sim = show_ranges && other.cfg.split_k != run.cfg.split_k ? c.sims.get(other) : nullptr;
+  const bool differs = other.cfg.split_k != run.cfg.split_k || other.cfg.tail_split != run.cfg.tail_split;
+  const bool show_ranges = m.k_splits > 1 || s.gemm.split_k != 0 || s.gemm.tail_split != 1 || differs || c.lit("ranges");
+  const auto other_sim = show_ranges && differs ? c.sims.get(other) : nullptr;
   const std::string order = s.gemm.order == OrderKnob::grouped ? "grouped, " + std::to_string(s.gemm.group) + " tile rows a group"
                                                                : std::string(name_of(s.gemm.order)) + "-major";
   text_at(dl, f.bold, area.min, colour::white,
           shape_text(run.shape) + ": " + std::to_string(m.tiles_m) + " x " + std::to_string(m.tiles_n) + " tiles of 128x" +
               std::to_string(s.gemm.block_n) + (s.gemm.in == InKnob::fp8 ? " (fp8)" : "") + ", " + order + (m.cluster > 1 ? ", clusters of " + std::to_string(m.cluster) : "") +
-              (m.k_splits > 1 ? ", K in " + std::to_string(m.k_splits) + " ranges" : "") + ", " + std::to_string(m.steps) +
+              (m.head_tiles > 0   ? ", the last " + std::to_string(m.tiles - m.head_tiles) + " tiles' K in " + std::to_string(m.k_splits) + " ranges"
+               : m.k_splits > 1 ? ", K in " + std::to_string(m.k_splits) + " ranges"
+                                : "") +
+              ", " + std::to_string(m.steps) +
               (m.k_splits > 1 ? " blocks of work" : m.steps > m.tiles ? " CTAs" : " tiles") + " on " + std::to_string(m.slots) +
               " SMs = " + std::to_string(m.waves) + " wave" + (m.waves > 1 ? "s" : ""));
   text_at(dl, f.small, ImVec2(area.min.x, area.min.y + 20), colour::dim_text, sim_status(run, sim.get(), c.sims));
@@ -280,6 +324,11 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
         const size_t at = size_t(tm) * m.tiles_n + tn;
         const ImVec2 p0(o.x + tn * cw, o.y + tm * ch);
         const float bh = (ch - (gaps ? 1 : 0)) / m.k_splits;
+        if (m.order_of[at] < m.head_tiles) {  // a split tail's head: one block over all of K
+          dl->AddRectFilled(p0, ImVec2(p0.x + cw - (gaps ? 1 : 0), p0.y + ch - (gaps ? 1 : 0)), fill_of(at));
+          if (labels) text_at(dl, f.small, ImVec2(p0.x + 2, p0.y + (ch - 14) / 2), colour::black, std::to_string(m.order_of[at]));
+          continue;
+        }
         for (uint32_t r = 0; r < m.k_splits; ++r) {
           const uint32_t w = m.range_wave[at * m.k_splits + r];
           dl->AddRectFilled(ImVec2(p0.x, p0.y + r * bh), ImVec2(p0.x + cw - (gaps ? 1 : 0), p0.y + (r + 1) * bh - (bh > 3 ? 1 : 0)),

@@ -38,9 +38,10 @@ sim::EngineParams params_for(const std::string& machine, double clock_mhz) {
   return sim::engine_params(it->second, clock_mhz);
 }
 
-// The configuration with the K ranges the launch has on `machine` (split_k 0 resolved).
+// The configuration with the K ranges its launches have on `machine` (split_k 0 and tail_split 0 resolved).
 kernels::GemmConfig with_ranges(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg, const std::string& machine) {
-  return kernels::with_k_splits(shape, cfg, machine_sms(machine));
+  if (!kernels::validate(shape, cfg).empty()) return kernels::with_k_splits(shape, cfg, machine_sms(machine));  // refused later, with its reason
+  return kernels::with_plan(cfg, kernels::gemm_plan(shape, cfg, machine_sms(machine)));
 }
 
 }  // namespace
@@ -54,9 +55,7 @@ kernels::GemmConfig gemm_config(const GemmKnobs& g) {
   cfg.persistent = g.persistent;
   cfg.cluster = static_cast<int>(g.cluster);
   cfg.split_k = static_cast<int>(g.split_k);
-  // The scenes' runs are the ones gemm.json measured, before the split tail existed (gemm_plan):
-  // lesson 07 shows split-K of all tiles only.
-  cfg.tail_split = 1;
+  cfg.tail_split = static_cast<int>(g.tail_split);  // off unless a scene asks (the sweeps ran without)
   if (g.in == InKnob::fp8) {  // the fp8 instance: wgmma reads fp8 operands K-major only, so B is N x K
     cfg.in = kernels::InType::fp8;
     cfg.b_row_major = false;
@@ -172,13 +171,15 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
     out->tiles_m = static_cast<uint32_t>(run.shape.m / (64 * run.cfg.consumers));
     out->tiles_n = static_cast<uint32_t>(run.shape.n / run.cfg.block_n);
     out->grid = out->report.blocks;
-    out->k_splits = static_cast<uint32_t>(kernels::gemm_k_splits(run.shape, run.cfg, static_cast<int>(p.sms)));
+    const kernels::GemmPlan plan = kernels::gemm_plan(run.shape, run.cfg, static_cast<int>(p.sms));
+    out->k_splits = static_cast<uint32_t>(plan.splits);
+    out->tail_tiles = plan.head_tiles > 0 && plan.splits > 1 ? static_cast<uint32_t>(plan.tail_tiles()) : 0;
     out->gemm_cycles = out->report.cycles;
     if (run.quick() && run.tile_l2) tile_l2_from_events(*out, static_cast<int>(p.sms));
-    if (launches.size() > 1) {  // the launches after: the K ranges' fp32 slices summed into C
+    if (launches.size() > 1) {  // the launches after: a split tail's, and the K ranges' fp32 slices summed into C
       for (size_t l = 1; l < launches.size(); ++l) {
         sim::SimReport r = sim::simulate(*launches[l].grid, p, sim::SimOptions{});
-        out->sum_cycles += r.cycles;
+        (launches[l].name == "split-K sum" ? out->sum_cycles : out->gemm_cycles) += r.cycles;
         sim::append_launch(out->report, r, false);
       }
       out->report.seconds = out->report.cycles / (p.clock_mhz * 1e6);

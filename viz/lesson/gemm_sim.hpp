@@ -68,8 +68,11 @@ struct GemmSim {
   // the other, as tilescope sim counts them: cycles, bytes and busy fractions of both, the GEMM's
   // 2 M N K FLOPs; its spans, events and blocks are the GEMM launch's.
   sim::SimReport report;
-  uint32_t k_splits = 1;                 // K ranges the GEMM launch ran
-  double gemm_cycles = 0, sum_cycles = 0;  // each launch's share of report.cycles (sum: 0 without split-K)
+  uint32_t k_splits = 1;                 // K ranges the split tiles ran in (all tiles, or a split tail's)
+  uint32_t tail_tiles = 0;               // with a split tail: the tiles past the whole waves (0: none)
+  // The GEMM launches' share of report.cycles (the head and a split tail's launch) and the sum's
+  // (0 without ranges).
+  double gemm_cycles = 0, sum_cycles = 0;
   std::vector<TileL2> tiles;  // quick runs with tile_l2: per output tile (m-major: tile_m * tiles_n + tile_n)
   uint32_t tiles_m = 0, tiles_n = 0, grid = 0;
   uint32_t shared_bytes = 0, registers_per_thread = 0, threads = 0;  // what one block asks of an SM

@@ -12,28 +12,39 @@ GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::Ge
   GemmTileOrder out;
   out.cluster = static_cast<uint32_t>(asked.cluster);
   if (out.error = kernels::validate(shape, asked); !out.error.empty()) return out;
-  const kernels::GemmConfig cfg = kernels::with_k_splits(shape, asked, sms);  // the ranges the launch has
-  // The instance the simulator and the GPU run; only its tile numbering is asked, so the globals
-  // need the tile counts, the order and the K ranges (as make_globals sets them), not tensor maps.
-  kernels::with_gemm(cfg, [&]<class K>() {
-    typename K::globals g{};
-    g.tiles_m = static_cast<int>((shape.m + K::block_m - 1) / K::block_m);
-    g.tiles_n = static_cast<int>((shape.n + K::block_n - 1) / K::block_n);
-    g.order = cfg.order;
-    g.k_splits = cfg.split_k;
-    g.k_iters = static_cast<int>((shape.k + K::block_k * cfg.split_k - 1) / (K::block_k * cfg.split_k));
-    out.tiles_m = static_cast<uint32_t>(g.tiles_m);
-    out.tiles_n = static_cast<uint32_t>(g.tiles_n);
-    out.k_splits = static_cast<uint32_t>(g.k_splits);
-    out.k_iters = static_cast<uint32_t>(K::iterations(g));
-    const int steps = K::num_tiles(g);
-    out.steps.reserve(static_cast<size_t>(steps));
-    out.range.reserve(static_cast<size_t>(steps));
-    for (int i = 0; i < steps; ++i) {
-      out.steps.push_back(K::tile_index(g, i));
-      out.range.push_back(static_cast<uint32_t>(K::k_range(g, i)));
-    }
-  });
+  const kernels::GemmPlan plan = kernels::gemm_plan(shape, asked, sms);  // the launches it has
+  // One launch's steps, asked of the instance the simulator and the GPU run; only its tile
+  // numbering is asked, so the globals need the tile counts, the order, the launch's tiles and the
+  // K ranges (as make_globals sets them), not tensor maps.
+  const auto launch = [&](int splits, int first, int tiles) {
+    kernels::GemmConfig cfg = asked;
+    cfg.split_k = splits;
+    kernels::with_gemm(cfg, [&]<class K>() {
+      typename K::globals g{};
+      g.tiles_m = static_cast<int>((shape.m + K::block_m - 1) / K::block_m);
+      g.tiles_n = static_cast<int>((shape.n + K::block_n - 1) / K::block_n);
+      g.first_tile = first, g.tiles = tiles;
+      g.order = cfg.order;
+      g.k_splits = splits;
+      g.k_iters = static_cast<int>((shape.k + K::block_k * splits - 1) / (K::block_k * splits));
+      out.tiles_m = static_cast<uint32_t>(g.tiles_m);
+      out.tiles_n = static_cast<uint32_t>(g.tiles_n);
+      out.k_splits = static_cast<uint32_t>(g.k_splits);
+      out.k_iters = static_cast<uint32_t>(K::iterations(g));
+      const int steps = K::num_tiles(g);
+      for (int i = 0; i < steps; ++i) {
+        out.steps.push_back(K::tile_index(g, i));
+        out.range.push_back(static_cast<uint32_t>(K::k_range(g, i)));
+      }
+    });
+  };
+  if (plan.head_tiles > 0 && plan.splits > 1) {  // a split tail: the whole waves first
+    launch(1, 0, plan.head_tiles);
+    out.head_steps = static_cast<uint32_t>(out.steps.size());
+    launch(plan.splits, plan.head_tiles, plan.tail_tiles());
+  } else {
+    launch(plan.head_tiles > 0 ? 1 : plan.splits, 0, 0);
+  }
   return out;
 }
 
@@ -66,9 +77,13 @@ GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::Ge
     out.error = "this build has no host backend, so the kernel's cluster numbering cannot be asked";
     return out;
   }
+  if (const kernels::GemmPlan plan = kernels::gemm_plan(shape, cfg, sms); plan.head_tiles > 0 && plan.splits > 1) {
+    out.error = "this build has no host backend, so the split tail's numbering cannot be asked";
+    return out;
+  }
   out.tiles_m = static_cast<uint32_t>((shape.m + 64 * cfg.consumers - 1) / (64 * cfg.consumers));
   out.tiles_n = static_cast<uint32_t>((shape.n + cfg.block_n - 1) / cfg.block_n);
-  out.k_splits = static_cast<uint32_t>(kernels::gemm_k_splits(shape, cfg, sms));
+  out.k_splits = static_cast<uint32_t>(kernels::gemm_k_splits(shape, cfg, sms));  // (no split tail: it needs the kernel's numbering)
   out.k_iters = static_cast<uint32_t>((shape.k + 64 * out.k_splits - 1) / (64 * out.k_splits));
   for (uint32_t r = 0; r < out.k_splits; ++r)
     for (uint32_t i = 0; i < out.tiles_m * out.tiles_n; ++i) {

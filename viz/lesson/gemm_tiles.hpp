@@ -21,14 +21,17 @@ struct GemmTileOrder {
   // that CTA loads its share of B for its peer and computes nothing.
   // With split-K (k_splits > 1) the steps come range by range: every tile over range 0, then every
   // tile over range 1, ...; range[i] is step i's K range, of k_iters 64-deep slices.
+  // With a split tail (kernels::gemm_plan), the first head_steps steps are whole waves of tiles over
+  // all of K (range 0, the first launch), and the rest are the other tiles, range by range, as above
+  // (the second launch's).
   std::vector<sched::TileIndex> steps;
   std::vector<uint32_t> range;
-  uint32_t k_splits = 1, k_iters = 0;
-  uint32_t output_steps() const { return static_cast<uint32_t>(steps.size()) / k_splits; }  // steps of one range
+  uint32_t k_splits = 1, k_iters = 0, head_steps = 0;
+  uint32_t output_steps() const { return head_steps + (static_cast<uint32_t>(steps.size()) - head_steps) / k_splits; }  // steps of one range
   std::string error;  // set when the configuration is refused (kernels::validate) or cannot be asked
   bool real(const sched::TileIndex& t) const { return t.m < static_cast<int>(tiles_m) && t.n < static_cast<int>(tiles_n); }
 };
-// `sms`: the SMs of the launch, for the K ranges split_k 0 picks (kernels::gemm_k_splits).
+// `sms`: the SMs of the launch, for the K ranges split_k 0 and tail_split 0 pick (kernels::gemm_plan).
 GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::GemmConfig& cfg, int sms);
 
 // Bytes one CTA asks L2 for per k-slice (one stage of its ring): an A slice per consumer and its

@@ -30,9 +30,11 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
   m.steps = static_cast<uint32_t>(order.steps.size());
   m.k_splits = order.k_splits;
   m.k_iters = order.k_iters;
-  m.slice_bytes = m.k_splits > 1 ? double(m.k_splits) * g.m * g.n * sizeof(float) : 0;
+  m.head_tiles = order.head_steps;
+  m.slice_bytes = double(kernels::gemm_workspace_bytes(kernels::gemm_plan({g.m, g.n, g.k}, cfg, static_cast<int>(sms)), cfg));
   m.slots = std::max(m.cluster, sms / m.cluster * m.cluster);
-  m.grid = g.persistent ? std::min(m.steps, m.slots) : m.steps;
+  m.head_waves = m.head_tiles / m.slots;  // whole waves: gemm_plan's head
+  m.grid = g.persistent ? std::min(m.head_tiles > 0 ? m.head_tiles : m.steps, m.slots) : m.steps;
   // Persistent: block b computes steps b, b + grid, ...; otherwise the blocks of step i come in
   // launch order as SMs free up. Either way step i runs in wave i / slots (one block per SM).
   m.waves = (m.steps + m.slots - 1) / m.slots;
@@ -50,8 +52,11 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
     if (!order.real(t)) continue;  // the idle CTA of a cluster that overhangs M
     const size_t at = size_t(t.m) * m.tiles_n + t.n;
     const uint32_t r = order.range[i];
-    m.range_wave[at * m.k_splits + r] = i / m.slots;
-    m.range_order[at * m.k_splits + r] = i;
+    const bool head = i < m.head_tiles;  // over all of K: every range of the tile is this step
+    for (uint32_t q = head ? 0 : r; q < (head ? m.k_splits : r + 1); ++q) {
+      m.range_wave[at * m.k_splits + q] = i / m.slots;
+      m.range_order[at * m.k_splits + q] = i;
+    }
     if (r == 0) {
       m.wave_of[at] = i / m.slots;
       m.order_of[at] = i;
@@ -82,7 +87,8 @@ GridModel grid_model(const GridState& s, uint32_t sms, double l2_bytes) {
   m.wave_b_blocks = static_cast<uint32_t>(std::count(m.wave_reads_b.begin(), m.wave_reads_b.end(), true));
   // Blocks of bf16 (2 bytes) or fp8 (1 byte) over one K range's part of K (all of K unsplit); a
   // block counted once per range read.
-  const double k_part = double(g.k) / m.k_splits, bytes = g.in == InKnob::fp8 ? 1 : 2;
+  const bool whole_k = m.head_tiles > 0 && m.wave < m.head_waves;  // a wave of the head: all of K
+  const double k_part = double(g.k) / (whole_k ? 1 : m.k_splits), bytes = g.in == InKnob::fp8 ? 1 : 2;
   const double a_block = 128.0 * k_part * bytes, b_block = double(g.block_n) * k_part * bytes;
   m.wave_bytes = double(a_read.size()) * a_block + double(b_read.size()) * b_block;
   m.wave_bytes_per_tile = m.wave_tiles * (a_block + b_block);

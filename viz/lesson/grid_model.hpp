@@ -35,7 +35,11 @@ struct GridModel {
   // the wave and the step. Without split-K, k_splits is 1 and these are wave_of and order_of.
   uint32_t k_splits = 1, k_iters = 0;
   std::vector<uint32_t> range_wave, range_order;
-  double slice_bytes = 0;          // the fp32 slices the ranges store (k_splits x M x N x 4; 0 unsplit)
+  // A split tail (kernels::gemm_plan): the first head_tiles tiles of the block order run as whole
+  // waves over all of K (every range of theirs has the tile's own wave and step), the other tiles
+  // in k_splits ranges after them. 0: no split tail.
+  uint32_t head_tiles = 0, head_waves = 0;
+  double slice_bytes = 0;          // the fp32 slices the ranges store (kernels::gemm_workspace_bytes; 0 unsplit)
   uint32_t busy_sms = 0;           // SMs with a step in the marked wave
   std::vector<ClusterBox> clusters;  // with cluster > 1: each cluster's tiles
   std::vector<int> sm_row;         // per SM: the tile row it computes in the marked wave (-1: none)

@@ -100,7 +100,8 @@ void read_gemm_rows(const std::string& file, std::vector<MeasuredGemm>& rows, Me
 }  // namespace
 
 MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json,
-                           const std::string& cluster_json, const std::string& splitk_json, const std::string& fp8_json) {
+                           const std::string& cluster_json, const std::string& splitk_json, const std::string& fp8_json,
+                           const std::string& tail_json) {
   MeasuredData d;
   json doc;
   read_gemm_rows(gemm_json, d.gemm, d, {&d.gemm_file, &d.device, &d.date});
@@ -108,6 +109,7 @@ MeasuredData load_measured(const std::string& gemm_json, const std::string& dram
   read_gemm_rows(cluster_json, d.cluster, d, {&d.cluster_file, &d.cluster_device, &d.cluster_date});
   read_gemm_rows(splitk_json, d.splitk, d, {&d.splitk_file, &d.splitk_device, &d.splitk_date});
   read_gemm_rows(fp8_json, d.fp8, d, {&d.fp8_file, &d.fp8_device, &d.fp8_date});
+  read_gemm_rows(tail_json, d.tail, d, {&d.tail_file, &d.tail_device, &d.tail_date});
   if (!dram_json.empty() && read_json(dram_json, doc, d.problems)) {
     try {
       d.dram_file = dram_json;
@@ -153,7 +155,8 @@ const MeasuredData& measured_data() {
     const std::string cluster = data_file("measured/h100/gemm-cluster.json", problems);
     const std::string splitk = data_file("measured/h100/gemm-splitk.json", problems);
     const std::string fp8 = data_file("measured/h100/gemm-fp8.json", problems);
-    MeasuredData d = load_measured(gemm, dram, holdout, cluster, splitk, fp8);
+    const std::string tail = data_file("measured/h100/gemm-tail.json", problems);
+    MeasuredData d = load_measured(gemm, dram, holdout, cluster, splitk, fp8, tail);
     d.problems.insert(d.problems.end(), problems.begin(), problems.end());
     return d;
   }();

@@ -46,6 +46,10 @@ struct MeasuredData {
   // cuBLASLt's FP8 GEMM in the same run (cublas_tflops is cuBLASLt's there).
   std::string fp8_file, fp8_device, fp8_date;
   std::vector<MeasuredGemm> fp8;
+  // data/measured/h100/gemm-tail.json: the split tail, each shape off, chosen and asked for
+  // (cfg.tail_split: the ranges the tail ran in, 1 off), each beside cuBLAS in the same run.
+  std::string tail_file, tail_device, tail_date;
+  std::vector<MeasuredGemm> tail;
   std::vector<std::string> problems;  // files that are missing or unreadable, for people
 };
 
@@ -54,10 +58,11 @@ const MeasuredData& measured_data();
 // Parses the two files (either path may be empty); used by measured_data() and the tests.
 // holdout_json: more rows of the same kind (the bench's holdout sweep), optional; cluster_json:
 // the cluster sweep's rows (MeasuredData::cluster), optional; splitk_json: the split-K sweep's
-// (MeasuredData::splitk), optional; fp8_json: the FP8 GEMM's rows (MeasuredData::fp8), optional.
+// (MeasuredData::splitk), optional; fp8_json: the FP8 GEMM's rows (MeasuredData::fp8), optional;
+// tail_json: the split tail's rows (MeasuredData::tail), optional.
 MeasuredData load_measured(const std::string& gemm_json, const std::string& dram_json, const std::string& holdout_json = "",
                            const std::string& cluster_json = "", const std::string& splitk_json = "",
-                           const std::string& fp8_json = "");
+                           const std::string& fp8_json = "", const std::string& tail_json = "");
 
 // The same kernel configuration as far as the measurements tell them apart. K ranges: a row
 // without split_k ran unsplit (1); a configuration's split_k 0 ("auto", not yet resolved for a

@@ -148,6 +148,25 @@ KnobSpec split_k_knob(uint32_t& value) {
   return k;
 }
 
+// tail_split: "off" (1), "auto" (0, the kernel's rule per shape) or 2..kMaxSplitK K ranges.
+KnobSpec tail_split_knob(uint32_t& value) {
+  KnobSpec k{"tail_split", "the tiles past the last whole wave in K ranges, summed into C after; auto: the kernel's rule", {}, 0, 0, 1, {}, {}};
+  k.choices = {"off", "auto"};
+  for (uint32_t i = 2; i <= kMaxSplitK; ++i) k.choices.push_back(std::to_string(i));
+  k.set = [&value](std::string_view text) {
+    if (text == "off" || text == "auto") {
+      value = text == "off" ? 1 : 0;
+      return std::string();
+    }
+    uint32_t v = 0;
+    if (auto err = parse_uint("tail_split", text, 2, kMaxSplitK, v); !err.empty()) return err + ", off or auto";
+    value = v;
+    return std::string();
+  };
+  k.get = [&value] { return value == 1 ? std::string("off") : value == 0 ? std::string("auto") : std::to_string(value); };
+  return k;
+}
+
 // The GEMM knobs a scene offers, by name, in the scene's own order.
 KnobSpec gemm_knob(GemmKnobs& g, std::string_view name) {
   if (name == "m") return number_knob("m", "rows of A and C (multiple of 128, the block's rows)", g.m, 128, kMaxGemmSide, 128);
@@ -160,6 +179,7 @@ KnobSpec gemm_knob(GemmKnobs& g, std::string_view name) {
   if (name == "persistent") return on_off_knob("persistent", "one block per SM looping over tiles, or one block per tile", g.persistent);
   if (name == "cluster") return number_knob("cluster", "CTAs per cluster along M, sharing each B slice by TMA multicast: 1 or 2", g.cluster, 1, 2);
   if (name == "split_k") return split_k_knob(g.split_k);
+  if (name == "tail_split") return tail_split_knob(g.tail_split);
   if (name == "in") return choice_knob("in", "element type of A and B: bf16, or fp8 e4m3 (128-deep k-slices, B stored N x K, per-tensor scales)", g.in, kInTypes);
   throw std::logic_error("no GEMM knob " + std::string(name));
 }
@@ -192,7 +212,7 @@ std::vector<KnobSpec> specs_of(PipelineState& s) {
 
 std::vector<KnobSpec> specs_of(GridState& s) {
   static constexpr TileColour colours[] = {TileColour::wave, TileColour::l2};
-  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "in", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k"});
+  auto k = gemm_knobs(s.gemm, {"m", "n", "k", "in", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k", "tail_split"});
   k.push_back(number_knob("wave", "the wave whose A and B blocks are marked", s.wave, 0, 4095));
   k.push_back(choice_knob("colour", "tiles coloured by wave, or by the L2 hit rate of their loads", s.colour, colours));
   return k;

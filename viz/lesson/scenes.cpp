@@ -21,7 +21,7 @@ const std::vector<SceneInfo>& scenes() {
        {"m", "n", "k", "in", "stages", "block_n", "cluster", "sm", "from", "to"},
        {"producer", "consumers", "tensor", "idle", "epilogue", "stages", "measured"}},
       {SceneKind::grid, "grid", "Grid and L2",
-       {"m", "n", "k", "in", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k", "wave", "colour"},
+       {"m", "n", "k", "in", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k", "tail_split", "wave", "colour"},
        {"tiles", "sms", "wave", "working-set", "simulated", "measured", "clusters", "multicast", "ranges"}},
       {SceneKind::accuracy, "accuracy", "Simulated against measured",
        {"sweep", "metric", "big", "stages"},

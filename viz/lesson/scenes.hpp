@@ -72,6 +72,9 @@ struct GemmKnobs {
   // Split-K: K ranges (1..kMaxSplitK), each a block of its own storing an fp32 slice that a second
   // launch sums; 0 ("auto"): as many as the kernel picks for the shape (kernels::gemm_k_splits).
   uint32_t split_k = 0;
+  // The split tail (kernels::gemm_plan): the tiles past the last whole wave in K ranges, after the
+  // whole waves over all of K; 1 (off, as the measured sweeps ran), 0 ("auto": the kernel's rule) or 2..16.
+  uint32_t tail_split = 1;
   // A and B in bf16, or in fp8 e4m3 (the kernel's fp8 instance: B stored N x K, per-tensor scales,
   // 128x256 tiles and 2..4 stages only, as kernels::validate says).
   InKnob in = InKnob::bf16;
