@@ -184,19 +184,26 @@ void draw_ranges(const GridState& s, const GridModel& m, const GemmRun& run, con
                  const GemmSim* other_sim, const SceneContext& c, Panel& p) {
   const float top = p.y;
   const uint32_t tail = m.tiles - m.head_tiles;
-  if (m.head_tiles > 0) {
-    p.heading("The last wave: " + std::to_string(tail) + " tiles in " + std::to_string(m.k_splits) + " K ranges");
+  if (m.head_tiles > 0 || s.gemm.tail_split != 1) {
+    p.heading(m.head_tiles > 0 ? "The last wave: " + std::to_string(tail) + " tiles in " + std::to_string(m.k_splits) + " K ranges"
+                               : std::string("The last wave: not split"));
     kernels::GemmConfig automatic = gemm_config(s.gemm);
     automatic.tail_split = 0;
     const kernels::GemmPlan rule = kernels::gemm_plan(run.shape, automatic, static_cast<int>(m.sms));
     p.line("the kernel's own choice here (tail_split=auto): " +
            (rule.head_tiles > 0 && rule.splits > 1 ? std::to_string(rule.splits) + " ranges" : std::string("no split")));
-    p.line(std::to_string(m.head_tiles) + " tiles = " + std::to_string(m.head_waves) + " whole wave" + (m.head_waves > 1 ? "s" : "") +
-           " over all of K, straight into C; then " + std::to_string(tail) + " x " + std::to_string(m.k_splits) + " = " +
-           std::to_string(tail * m.k_splits) + " blocks of work, " + std::to_string(m.k_iters) + " slices (" +
-           std::to_string(64 * m.k_iters) + " deep) each");
-    p.line("fp32 slices: " + std::to_string(m.k_splits) + " x " + std::to_string(tail) + " tiles x 4 bytes = " + bytes_text(m.slice_bytes) +
-           ", then read back by the sum");
+    if (m.head_tiles > 0) {
+      p.line(std::to_string(m.head_tiles) + " tiles = " + std::to_string(m.head_waves) + " whole wave" + (m.head_waves > 1 ? "s" : "") +
+             " over all of K, straight into C; then " + std::to_string(tail) + " x " + std::to_string(m.k_splits) + " = " +
+             std::to_string(tail * m.k_splits) + " blocks of work, " + std::to_string(m.k_iters) + " slices (" +
+             std::to_string(64 * m.k_iters) + " deep) each");
+      p.line("fp32 slices: " + std::to_string(m.k_splits) + " ranges x " + std::to_string(tail) + " tiles of 128x" +
+             std::to_string(s.gemm.block_n) + " x 4 bytes = " + bytes_text(m.slice_bytes) + ", then read back by the sum");
+    } else {
+      p.line("it splits only where the tiles past the last whole wave fill at most half of one and K is at least 128 slices deep (8192 bf16), "
+             "on the persistent grid without clusters (kernels::gemm_plan)",
+             colour::dim_text);
+    }
   } else {
     p.heading("Split-K: " + std::to_string(m.k_splits) + (m.k_splits > 1 ? " K ranges" : " K range (no split)"));
     kernels::GemmConfig automatic = gemm_config(s.gemm);
