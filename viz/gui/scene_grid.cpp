@@ -91,18 +91,20 @@ struct Panel {
   }
 };
 
-// The split-tail sweep's rows at this shape: off and split, each beside cuBLAS in the same run.
+// The split-tail sweep's rows of this configuration, off and split, each beside cuBLAS in the same run.
 void draw_measured_tail(const GemmRun& run, const SceneContext& c, Panel& p) {
+  kernels::GemmConfig split_or_not = run.cfg;
+  split_or_not.tail_split = 0;  // matches any
   bool any = false;
   for (const MeasuredGemm& row : c.measured.tail) {
-    if (!same_shape(row.shape, run.shape)) continue;
+    if (!same_shape(row.shape, run.shape) || !same_config(row.cfg, split_or_not)) continue;
     any = true;
     p.line("H100, " + (row.cfg.tail_split > 1 ? "tail in " + std::to_string(row.cfg.tail_split) + " ranges" : std::string("no split")) + ": " +
                short_number(row.tflops) + " TFLOPS (cuBLAS " + short_number(row.cublas_tflops) + ")",
            row.cfg.tail_split == run.cfg.tail_split ? colour::measured : colour::text);
   }
   if (!any) {
-    p.line("the H100's split-tail sweep did not run this shape", colour::dim_text);
+    p.line("the H100's split-tail sweep did not run this configuration", colour::dim_text);
     return;
   }
   p.line(c.measured.tail_device + ", " + c.measured.tail_date + " (gemm-tail.json)", colour::dim_text);
@@ -338,7 +340,7 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
         }
         for (uint32_t r = 0; r < m.k_splits; ++r) {
           const uint32_t w = m.range_wave[at * m.k_splits + r];
-          dl->AddRectFilled(ImVec2(p0.x, p0.y + r * bh), ImVec2(p0.x + cw - (gaps ? 1 : 0), p0.y + (r + 1) * bh - (bh > 3 ? 1 : 0)),
+          dl->AddRectFilled(ImVec2(p0.x, p0.y + r * bh), ImVec2(p0.x + cw - (gaps ? 1 : 0), p0.y + (r + 1) * bh - (bh >= 2.5f ? 1 : 0)),
                             wave_colour(w, w == m.wave));
         }
         if (labels) text_at(dl, f.small, ImVec2(p0.x + 2, p0.y + (ch - 14) / 2), colour::black, std::to_string(m.order_of[at]));

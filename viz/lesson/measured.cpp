@@ -186,8 +186,9 @@ const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShap
     if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
   if (cfg.cluster > 1)
     if (const MeasuredGemm* row = find_measured_cluster(d, shape, cfg)) return row;
-  for (const auto& row : d.splitk)
-    if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
+  for (const auto* rows : {&d.splitk, &d.tail})
+    for (const auto& row : *rows)
+      if (same_shape(row.shape, shape) && same_config(row.cfg, cfg)) return &row;
   return nullptr;
 }
 
@@ -224,6 +225,8 @@ const std::string& measured_date(const MeasuredData& d, const MeasuredGemm& row)
     if (&r == &row) return d.splitk_date;
   for (const auto& r : d.fp8)
     if (&r == &row) return d.fp8_date;
+  for (const auto& r : d.tail)
+    if (&r == &row) return d.tail_date;
   return d.date;
 }
 

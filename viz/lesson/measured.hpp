@@ -71,7 +71,7 @@ bool same_config(const kernels::GemmConfig& a, const kernels::GemmConfig& b);
 bool same_shape(const kernels::GemmShape& a, const kernels::GemmShape& b);
 
 // A configuration with clusters is looked up in the cluster sweep when gemm.json lacks it, and
-// any configuration in the split-K sweep when neither has it; an fp8 configuration only in
+// any configuration in the split-K sweep and then the split-tail sweep when neither has it; an fp8 configuration only in
 // gemm-fp8.json.
 const MeasuredGemm* find_measured(const MeasuredData& d, const kernels::GemmShape& shape, const kernels::GemmConfig& cfg);
 // Only the cluster sweep's rows: a clustered run and its plain twin timed in the same run.
