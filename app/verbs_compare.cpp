@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/compare_rows.hpp"
 #include "app/compare_timeline.hpp"
 #include "app/ncu_counters.hpp"
 #include "app/sim_runs.hpp"
@@ -21,61 +22,6 @@
 namespace ts::app {
 
 namespace {
-
-struct Row {
-  std::string group, shape, config;
-  double measured = 0, simulated = 0;  // TFLOPS
-  SimJob job;
-  double clock_mhz = 0;  // the SM clock the row ran at (0: the machine's sustained clock)
-};
-
-std::vector<Row> gemm_rows(const nlohmann::json& doc) {
-  std::vector<Row> rows;
-  for (const auto& row : doc.at("rows")) {
-    kernels::GemmConfig cfg;
-    cfg.cluster = row.value("cluster", 1);
-    cfg.split_k = row.value("split_k", 1);
-    cfg.tail_split = row.value("tail_split", 1);  // rows measured before the split tail existed ran without
-    cfg.stages = row.at("stages");
-    cfg.block_n = row.at("block_n");
-    cfg.consumers = row.value("consumers", 2);
-    cfg.persistent = row.at("persistent");
-    cfg.b_row_major = row.at("b_row_major");
-    cfg.out = row.at("out") == "bf16" ? kernels::OutType::bf16 : kernels::OutType::fp32;
-    cfg.in = row.value("in", std::string("bf16")) == "fp8" ? kernels::InType::fp8 : kernels::InType::bf16;
-    const auto order = sched::parse_order(row.at("order").get<std::string>());
-    cfg.order = order.value_or(sched::OrderSpec{});
-    if (cfg.order.order == sched::Order::grouped) cfg.order.group = row.value("group_size", 8);
-    const kernels::GemmShape shape{row.at("m"), row.at("n"), row.at("k")};
-    // The simulator counts cycles; a row that recorded the clock it ran at is timed at that clock.
-    const double clock = row.value("sm_clock_mhz", 0.0);
-    char s[48];
-    std::snprintf(s, sizeof s, "%lldx%lldx%lld", (long long)shape.m, (long long)shape.n, (long long)shape.k);
-    SimJob job;
-    job.gemm_shape = shape, job.gemm = cfg;
-    rows.push_back({row.value("group", ""), s, kernels::describe(cfg), row.at("tflops"), 0, job, clock});
-  }
-  return rows;
-}
-
-std::vector<Row> attention_rows(const nlohmann::json& doc) {
-  std::vector<Row> rows;
-  for (const auto& row : doc.at("rows")) {
-    kernels::AttentionShape s;
-    s.batch = row.at("b"), s.heads_q = row.at("h_q"), s.heads_kv = row.at("h_kv");
-    s.seq = row.at("n"), s.dim = row.at("d"), s.causal = row.at("causal");
-    const bool bwd = row.at("pass") == "bwd";
-    const double clock = row.value("sm_clock_mhz", 0.0);
-    char shape[64];
-    std::snprintf(shape, sizeof shape, "B%lld H%lld N%lld D%lld", (long long)s.batch, (long long)s.heads_q, (long long)s.seq,
-                  (long long)s.dim);
-    SimJob job;
-    job.attention = true, job.attention_shape = s, job.backward = bwd;
-    rows.push_back({row.value("group", ""), shape, std::string(bwd ? "backward" : "forward") + (s.causal ? " causal" : ""),
-                    row.at("tflops"), 0, job, clock});
-  }
-  return rows;
-}
 
 // fn(i) for i in 0..n on every core; the first exception any call threw is rethrown at the end.
 void parallel_for(size_t n, const std::function<void(size_t)>& fn) {
@@ -103,7 +49,7 @@ void parallel_for(size_t n, const std::function<void(size_t)>& fn) {
 // Simulates every row on all cores, with one progress line on stderr for them all: rows done,
 // and the share of all rows' estimated ops drawn so far (rows in flight count as far as they
 // got), from which the time left follows. A Ctrl-C stops every row (sim::SimCancelled).
-void simulate_all(std::vector<Row>& rows, const sim::MachineSpec& machine) {
+void simulate_all(std::vector<CompareRow>& rows, const sim::MachineSpec& machine) {
   CtrlC ctrl_c;
   Progress progress("compare", Progress::Items::rows);
   progress.set_total(rows.size());
@@ -228,9 +174,9 @@ VerbRun add_compare_verb(CLI::App& cli) {
       throw UsageError(e.what());
     }
     const sim::MachineSpec machine = machine_from(a->machine);
-    std::vector<Row> rows;
+    std::vector<CompareRow> rows;
     try {
-      rows = doc.value("kernel", "gemm") == "attention" ? attention_rows(doc) : gemm_rows(doc);
+      rows = compare_rows(doc, path);
     } catch (const nlohmann::json::exception& e) {
       throw UsageError(path + ": " + e.what());
     }
@@ -244,7 +190,7 @@ VerbRun add_compare_verb(CLI::App& cli) {
     std::vector<double> measured, simulated;
     double abs_pct = 0;
     std::printf("%-7s %-22s %-44s %9s %9s %8s\n", "sweep", "shape", "config", "measured", "simulated", "error");
-    for (const Row& r : rows) {
+    for (const CompareRow& r : rows) {
       const double err = 100 * (r.simulated - r.measured) / r.measured;
       measured.push_back(r.measured);
       simulated.push_back(r.simulated);

@@ -1,11 +1,16 @@
 // What `tilescope sim` and `compare` do around the engine (app/sim_job, sim_watch, sim_runs,
-// ncu_counters): op estimates before a run, refusing runs that would take hours, grids too big for
+// ncu_counters, compare_rows): op estimates before a run, refusing runs that would take hours, grids too big for
 // the kernels' 32-bit indices, Ctrl-C, and Nsight Compute's files.
 #include <catch2/catch.hpp>
 
 #include <csignal>
 #include <string>
 
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "app/compare_rows.hpp"
 #include "app/ncu_counters.hpp"
 #include "app/sim_job.hpp"
 #include "app/sim_runs.hpp"
@@ -181,4 +186,44 @@ TEST_CASE("Nsight Compute's CSV and text exports are read by metric name, in bas
   CHECK_THROWS_WITH(app::pick_launch(text, "(", "f"), Catch::Contains("bad regular expression"));
   CHECK_THROWS_WITH(app::read_ncu(dir + "nothing-here.csv"), Catch::Contains("cannot read"));
   CHECK_THROWS_WITH(app::read_ncu(TILESCOPE_TEST_FIXTURES "/../CMakeLists.txt"), Catch::Contains("no kernel launch"));
+}
+
+TEST_CASE("compare's bench-file rows: the committed sweeps read whole, a bad row is one line naming the file and the row", "[sim_runs][compare]") {
+  const auto read = [](const std::string& rel) {
+    std::ifstream in(sim::find_data_path(rel));
+    REQUIRE(in);
+    return nlohmann::json::parse(in);
+  };
+  const nlohmann::json gemm = read("measured/h100/gemm.json"), attention = read("measured/h100/attention.json");
+  const auto g = app::compare_rows(gemm, "gemm.json");
+  CHECK(g.size() == gemm.at("rows").size());
+  CHECK_FALSE(g.front().job.attention);
+  CHECK(g.front().measured == gemm.at("rows")[0].at("tflops").get<double>());
+  CHECK(g.front().clock_mhz == gemm.at("rows")[0].at("sm_clock_mhz").get<double>());
+  const auto a = app::compare_rows(attention, "attention.json");
+  CHECK(a.size() == attention.at("rows").size());
+  CHECK(a.front().job.attention);
+
+  const auto refused = [&](nlohmann::json doc, size_t row, const char* field, const nlohmann::json& value) {
+    doc["rows"][row][field] = value;
+    try {
+      app::compare_rows(doc, "f.json");
+    } catch (const app::UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string stages = refused(gemm, 1, "stages", 9);
+  CHECK(stages.find("f.json: row 2: ") == 0);
+  CHECK(stages.find("stages") != std::string::npos);
+  CHECK(refused(gemm, 0, "m", 1e300).find("\"m\" is not a whole number") != std::string::npos);
+  CHECK(refused(gemm, 0, "m", -4096).find("f.json: row 1: ") == 0);
+  CHECK(refused(gemm, 0, "tflops", 0).find("tflops") != std::string::npos);
+  CHECK(refused(gemm, 0, "sm_clock_mhz", "fast").find("sm_clock_mhz") != std::string::npos);
+  CHECK(refused(gemm, 0, "order", "diagonal").find("block order") != std::string::npos);
+  CHECK(refused(gemm, 0, "persistent", 3).find("f.json: row 1: ") == 0);
+  CHECK(refused(attention, 2, "d", 96).find("f.json: row 3: ") == 0);
+  CHECK(refused(attention, 0, "pass", "sideways").find("fwd nor bwd") != std::string::npos);
+  // Left as it was, the same document reads.
+  CHECK(refused(gemm, 0, "group", "size") == "accepted");
 }
