@@ -73,7 +73,7 @@ plant(wrong "tma::store_async(g.out, s.t, {0, 0, tile_row, tile_col});" "tma::st
 plant(compile "wait(s.full, 0);" "wait(s.full);")
 # The warp's lanes all issue what one lane should: passes on a CPU warp, miscounts on the GPU.
 plant(no-elect "    if (elect_one()) {\n      expect_bytes" "    {\n      expect_bytes")
-plant(endless "    wait(s.full, 0);\n" "    wait(s.full, 0);\n    for (volatile int spin = 0;; spin = spin + 1) {\n    }\n")
+plant(endless "    wait(s.full, 0);\n" "    wait(s.full, 0);\n    for (volatile unsigned spin = 0;; spin = spin + 1) {\n    }\n")  # (unsigned: no overflow for UBSan to stop)
 set(check lab check tma-copy --labs-dir ${LABS} --no-reference --file ${WORK}/planted)
 expect_cli(4 "the kernel crashed during functional M=128 N=128: SIG" ${env} ARGS ${check}/crash.cpp)
 expect_cli(5 "1 of 1 arrivals missing" ${env} ARGS ${check}/deadlock.cpp)

@@ -173,6 +173,17 @@ void build_and_run(const LabSpec& lab, const fs::path& file, const fs::path& wor
     if (!r.child.output.empty()) r.message += "\n" + r.child.output;
     return;
   }
+  // In a build with AddressSanitizer (tilescope built with TILESCOPE_SANITIZE, the lab compiled with
+  // its flags) a bad access ends the process with the sanitizer's report instead of the signal.
+  if (const size_t at = r.child.output.find("ERROR: AddressSanitizer: "); r.child.exit_code != 0 && at != std::string::npos) {
+    const size_t from = at + 7, end = r.child.output.find('\n', from);
+    const std::string report = r.child.output.substr(from, end == std::string::npos ? std::string::npos : end - from);
+    const std::string kind = report.substr(18, report.find(' ', 18) - 18);  // after "AddressSanitizer: "
+    r.status = Status::crashed;
+    r.message = "the kernel crashed" + where + ": " + (kind == "SEGV" || kind == "BUS" ? "SIG" + kind + ", " : std::string()) + report;
+    r.message += "\n" + r.child.output;
+    return;
+  }
   json res;
   try {
     res = json::parse(read_all(result_file));

@@ -73,8 +73,9 @@ CompileResult compile_lab(const BuildConfig& cfg, const fs::path& source, const 
   for (const auto& f : cfg.flags) argv.push_back(f);
   for (const auto& d : cfg.defines) argv.push_back("-D" + d);
   for (const auto& i : cfg.includes) argv.push_back("-I" + i);
-  // Plain diagnostics, a few of them: the first error is the one to read.
-  for (const char* f : {"-fdiagnostics-color=never", "-fmax-errors=3", "-fno-diagnostics-show-caret"}) argv.push_back(f);
+  // Plain diagnostics, a few of them: the first error is the one to read (no caret lines: the build's
+  // own flag for that is in cfg.flags, as GCC and Clang spell it differently).
+  for (const char* f : {"-fdiagnostics-color=never", "-fmax-errors=3"}) argv.push_back(f);
   argv.push_back(source.string());
   for (const auto& l : cfg.link) argv.push_back(l);
   argv.push_back("-o");
