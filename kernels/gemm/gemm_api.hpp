@@ -87,6 +87,10 @@ inline size_t gemm_workspace_bytes(const GemmPlan& p, const GemmConfig& cfg) {
   return p.splits > 1 ? size_t(p.tail_tiles()) * size_t(64 * cfg.consumers) * size_t(cfg.block_n) * size_t(p.splits) * sizeof(float) : 0;
 }
 
+// The name of a plan's last launch, the sum of the K ranges into C (with_launches, the traces'
+// TracedLaunch::name, profiler ranges): what tells it from the GEMM launches before it.
+inline constexpr const char* kGemmSumLaunch = "split-K sum";
+
 // Blocks of a launch with `items` work items (tiles, or tiles x K ranges) on `sms` SMs: one per
 // item, or one per SM (at most) when persistent; whole clusters. With clusters, `sms` is how many
 // CTAs can be resident at once in whole clusters (the device launcher asks the driver: not every

@@ -146,7 +146,7 @@ static void with_launches(const void* a, const void* b, void* c, void* workspace
                              plan.head_tiles > 0 ? "gemm tail" : "gemm");
   });
   with_sum(workspace, c, s, cfg, plan, [&]<class S>(const typename S::globals& g, int blocks) {
-    f.template operator()<S>(g, blocks, "split-K sum");
+    f.template operator()<S>(g, blocks, kGemmSumLaunch);
   });
 }
 

@@ -179,7 +179,7 @@ std::shared_ptr<const GemmSim> simulate_gemm_run(const GemmRun& run) {
     if (launches.size() > 1) {  // the launches after: a split tail's, and the K ranges' fp32 slices summed into C
       for (size_t l = 1; l < launches.size(); ++l) {
         sim::SimReport r = sim::simulate(*launches[l].grid, p, sim::SimOptions{});
-        (launches[l].name == "split-K sum" ? out->sum_cycles : out->gemm_cycles) += r.cycles;
+        (launches[l].name == kernels::kGemmSumLaunch ? out->sum_cycles : out->gemm_cycles) += r.cycles;
         sim::append_launch(out->report, r, false);
       }
       out->report.seconds = out->report.cycles / (p.clock_mhz * 1e6);
