@@ -87,8 +87,9 @@ inline size_t gemm_workspace_bytes(const GemmPlan& p, const GemmConfig& cfg) {
   return p.splits > 1 ? size_t(p.tail_tiles()) * size_t(64 * cfg.consumers) * size_t(cfg.block_n) * size_t(p.splits) * sizeof(float) : 0;
 }
 
-// The name of a plan's last launch, the sum of the K ranges into C (with_launches, the traces'
-// TracedLaunch::name, profiler ranges): what tells it from the GEMM launches before it.
+// The names of a plan's launches after the first (with_launches, the traces' TracedLaunch::name,
+// profiler ranges): a split tail's GEMM launch, and the sum of the K ranges into C.
+inline constexpr const char* kGemmTailLaunch = "gemm tail";
 inline constexpr const char* kGemmSumLaunch = "split-K sum";
 
 // Blocks of a launch with `items` work items (tiles, or tiles x K ranges) on `sms` SMs: one per

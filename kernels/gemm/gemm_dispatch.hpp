@@ -143,7 +143,7 @@ static void with_launches(const void* a, const void* b, void* c, void* workspace
   with_gemm(split, [&]<class K>() {
     f.template operator()<K>(make_globals<K>(a, b, workspace, s, split, plan.head_tiles, plan.tail_tiles()),
                              gemm_launch_grid(int64_t{plan.tail_tiles()} * plan.splits, split, resident.template operator()<K>()),
-                             plan.head_tiles > 0 ? "gemm tail" : "gemm");
+                             plan.head_tiles > 0 ? kGemmTailLaunch : "gemm");
   });
   with_sum(workspace, c, s, cfg, plan, [&]<class S>(const typename S::globals& g, int blocks) {
     f.template operator()<S>(g, blocks, kGemmSumLaunch);

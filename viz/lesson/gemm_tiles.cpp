@@ -1,7 +1,10 @@
 #include "viz/lesson/gemm_tiles.hpp"
 
 #if TILESCOPE_HAVE_HOST_BACKEND
+#include <string_view>
+
 #include "kernels/gemm/gemm_dispatch.hpp"
+#include "kernels/pipeline_trace.hpp"
 #endif
 
 namespace ts::viz {
@@ -12,39 +15,24 @@ GemmTileOrder gemm_tile_order(const kernels::GemmShape& shape, const kernels::Ge
   GemmTileOrder out;
   out.cluster = static_cast<uint32_t>(asked.cluster);
   if (out.error = kernels::validate(shape, asked); !out.error.empty()) return out;
-  const kernels::GemmPlan plan = kernels::gemm_plan(shape, asked, sms);  // the launches it has
-  // One launch's steps, asked of the instance the simulator and the GPU run; only its tile
-  // numbering is asked, so the globals need the tile counts, the order, the launch's tiles and the
-  // K ranges (as make_globals sets them), not tensor maps.
-  const auto launch = [&](int splits, int first, int tiles) {
-    kernels::GemmConfig cfg = asked;
-    cfg.split_k = splits;
-    kernels::with_gemm(cfg, [&]<class K>() {
-      typename K::globals g{};
-      g.tiles_m = static_cast<int>((shape.m + K::block_m - 1) / K::block_m);
-      g.tiles_n = static_cast<int>((shape.n + K::block_n - 1) / K::block_n);
-      g.first_tile = first, g.tiles = tiles;
-      g.order = cfg.order;
-      g.k_splits = splits;
-      g.k_iters = static_cast<int>((shape.k + K::block_k * splits - 1) / (K::block_k * splits));
+  // The GEMM launches the plan has, with the globals the simulator's trace and the GPU launch get
+  // (kernels::with_launches, over stand-in tensors); their tile numbering is all that is asked.
+  const auto f = [&]<class K>(const typename K::globals& g, int, const char* name) {
+    if constexpr (requires { K::k_range(g, 0); }) {  // not the sum of the ranges
+      if (std::string_view(name) == kernels::kGemmTailLaunch) out.head_steps = static_cast<uint32_t>(out.steps.size());
       out.tiles_m = static_cast<uint32_t>(g.tiles_m);
       out.tiles_n = static_cast<uint32_t>(g.tiles_n);
       out.k_splits = static_cast<uint32_t>(g.k_splits);
       out.k_iters = static_cast<uint32_t>(K::iterations(g));
-      const int steps = K::num_tiles(g);
-      for (int i = 0; i < steps; ++i) {
+      for (int i = 0; i < K::num_tiles(g); ++i) {
         out.steps.push_back(K::tile_index(g, i));
         out.range.push_back(static_cast<uint32_t>(K::k_range(g, i)));
       }
-    });
+    }
   };
-  if (plan.head_tiles > 0 && plan.splits > 1) {  // a split tail: the whole waves first
-    launch(1, 0, plan.head_tiles);
-    out.head_steps = static_cast<uint32_t>(out.steps.size());
-    launch(plan.splits, plan.head_tiles, plan.tail_tiles());
-  } else {
-    launch(plan.head_tiles > 0 ? 1 : plan.splits, 0, 0);
-  }
+  const auto resident = [&]<class K>() { return sms; };
+  const auto at = [](int i) { return kernels::trace_address(i); };
+  kernels::with_launches(at(0), at(1), at(2), at(3), shape, asked, kernels::gemm_plan(shape, asked, sms), resident, f);
   return out;
 }
 
