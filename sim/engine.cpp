@@ -69,7 +69,8 @@ uint32_t Engine::run_events(uint32_t resume) {
     now_ = e.time;
     if (!events_.empty()) prefetch(events_.top());
     if (e.is_tensor()) {
-      tensor_event(e.warp());
+      if ((e.warp() & Event::kSfu) != 0) sfu_event(e.warp() & ~Event::kSfu);
+      else tensor_event(e.warp());
       continue;
     }
     if (!e.is_group()) {
@@ -127,6 +128,7 @@ bool Engine::try_place(uint32_t sm_id, double t) {
     const uint32_t id = static_cast<uint32_t>(warps_.size());
     warps_.push_back(Warp{.block = slot, .index = i, .sm = sm_id, .time = t + p_.block_launch_cycles, .source = b.trace.warps[i].get()});
     hints_.push_back({});
+    if (p_.sfu_share_age_weight > 0) sfu_work_.emplace_back();
     b.warps.push_back(id);
     push(t + p_.block_launch_cycles, id);
   }
@@ -263,7 +265,7 @@ bool Engine::run_ops(uint32_t wid) {
         shared_access(w, sm, op);
         break;
       case OpKind::math:
-        run_math(sub_partition(sm, w), w, op.pipes);
+        if (!run_math(sub_partition(sm, w), w, wid, op.pipes)) return true;  // held on a shared SFU
         break;
       case OpKind::warpgroup_sync:
         block_warp(w);
@@ -293,9 +295,26 @@ bool Engine::run_ops(uint32_t wid) {
 // takes its own at its rate, all from when the warp gets its first issue slot; the warp goes on
 // when the last result is back (the next op usually needs it), and not before its chain of
 // dependent instructions (a reduction's fold) has run, each at its pipe's latency. Other warps of
-// the sub-partition queue behind what this one holds: their instructions interleave on the real
-// pipes, which changes who waits, not how much the pipes can do.
-void Engine::run_math(SubPartition& sp, Warp& w, const PipeCounts& pipes) {
+// the sub-partition queue behind what this one holds on the FMA, ALU, convert and shuffle pipes.
+// The SFU is either booked the same way (sfu_share_age_weight 0) or shared in turns like the
+// tensor core: kernels/probes/pipe_share_probe.cu measured two warps' exponentials, started
+// together, finishing together, and a first warp slowed by a second that came after it. Then the
+// op's SFU work queues on the sub-partition's SFU and the warp is held until the SFU is through
+// with it (in time order, like an MMA issue), since later work slows it.
+bool Engine::run_math(SubPartition& sp, Warp& w, uint32_t wid, const PipeCounts& pipes) {
+  constexpr int sfu = static_cast<int>(Pipe::sfu);
+  if (w.math_held) {  // woken: the SFU is through with this op's part
+    WarpMma& m = sfu_work_[wid];
+    const double through = m.groups.front().done + p_.pipe_latency[sfu];
+    m.groups.pop_front();
+    w.math_held = false;
+    const double done = std::max(w.math_rest, through);
+    span(w, OpKind::math, w.math_start, done, through >= w.math_rest ? Pipe::sfu : Pipe::fma);
+    w.time = done;
+    return true;
+  }
+  const bool shared_sfu = p_.sfu_share_age_weight > 0 && pipes.n[sfu] > 0;
+  if (shared_sfu && !catch_up(w, wid)) return false;  // the SFU sees its requests in time order
   const double issue = static_cast<double>(pipes.total()) * p_.issue_interval;
   const double start = std::max(w.time, sp.issue_free);
   sp.issue_free = start + issue;
@@ -309,15 +328,55 @@ void Engine::run_math(SubPartition& sp, Warp& w, const PipeCounts& pipes) {
   for (int i = 0; i < kPipes; ++i) {
     if (pipes.n[i] == 0) continue;
     const double busy = pipes.n[i] * p_.pipe_interval[i];
-    const double begin = std::max(start, sp.pipe_free[i]);
-    sp.pipe_free[i] = begin + busy;
     sp.pipe_busy[i] += busy;
     report_.pipe_instructions[i] += pipes.n[i];
+    if (i == sfu && shared_sfu) {
+      WarpMma& m = sfu_work_[wid];
+      sp.sfu.issue(m, start, busy);
+      m.groups.push_back(m.open);
+      m.open = MmaGroup{-1};
+      continue;
+    }
+    const double begin = std::max(start, sp.pipe_free[i]);
+    sp.pipe_free[i] = begin + busy;
     done = std::max(done, begin + busy + p_.pipe_latency[i]);
     if (begin + busy > bound_time) bound_time = begin + busy, bound = static_cast<Pipe>(i);
   }
+  if (shared_sfu) {
+    w.math_held = true;
+    w.math_start = start;
+    w.math_rest = done;
+    sp.sfu_waiters.push_back(wid);
+    schedule_sfu_event(w.sm, w.index % p_.sub_partitions);
+    return false;
+  }
   span(w, OpKind::math, start, done, bound);
   w.time = done;
+  return true;
+}
+
+void Engine::schedule_sfu_event(uint32_t sm_id, uint32_t sub) {
+  SubPartition& sp = sms_[sm_id].sub[sub];
+  double at = std::numeric_limits<double>::infinity();
+  for (uint32_t x : sp.sfu_waiters) at = std::min(at, sp.sfu.predict(sfu_work_[x], sfu_work_[x].groups.front().threshold));
+  at = sp.sfu_waiters.empty() ? -1 : std::max(at, now_);
+  if (at == sp.sfu_wake_at || !(at < std::numeric_limits<double>::infinity())) return;
+  sp.sfu_wake_at = at;
+  if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | Event::kSfu | (sm_id * kMaxSubPartitions + sub)});
+}
+
+void Engine::sfu_event(uint32_t id) {
+  const uint32_t sm_id = id / kMaxSubPartitions, sub = id % kMaxSubPartitions;
+  SubPartition& sp = sms_[sm_id].sub[sub];
+  if (sp.sfu_wake_at != now_) return;  // superseded by a later schedule
+  sp.sfu_wake_at = -1;
+  sp.sfu.advance(now_);
+  std::erase_if(sp.sfu_waiters, [&](uint32_t x) {
+    if (sfu_work_[x].groups.front().done < 0) return false;
+    push(now_, x);  // re-runs its math op, which finds its SFU part through
+    return true;
+  });
+  schedule_sfu_event(sm_id, sub);
 }
 
 // Ops drawn from the warps' sources, passed on every kOpsDrawnStep.

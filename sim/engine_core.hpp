@@ -35,7 +35,10 @@ class Engine {
     const uint32_t parts = std::max(p.l2_partitions, 1u);
     for (uint32_t i = 0; i < parts; ++i) l2_.emplace_back(p.l2_bytes / parts);
     for (Sm& sm : sms_)
-      for (SubPartition& sp : sm.sub) sp.tensor = TensorCore(p.mma_share_age_weight);
+      for (SubPartition& sp : sm.sub) {
+        sp.tensor = TensorCore(p.mma_share_age_weight);
+        if (p.sfu_share_age_weight > 0) sp.sfu = TensorCore(p.sfu_share_age_weight);
+      }
   }
 
   SimReport run();
@@ -67,6 +70,10 @@ class Engine {
   // New work moves that time, so an event that is no longer the pending one is ignored.
   void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
   void tensor_event(uint32_t id);
+  // The same for a shared SFU (sfu_share_age_weight > 0): warps held in a math op until its SFU
+  // work is through, one event per sub-partition for the earliest of them.
+  void schedule_sfu_event(uint32_t sm_id, uint32_t sub);
+  void sfu_event(uint32_t id);
   // The next event's warp and op are out of the core's cache by the time it comes round (a full
   // GPU's warps and op batches are several MB): fetch them while this event runs, and the warp's
   // op source when its batch has run out (the first of the objects on the way to its fiber).
@@ -216,7 +223,8 @@ class Engine {
   // when the last result is back (the next op usually needs it). Other warps of the sub-partition
   // queue behind what this one holds: their instructions interleave on the real pipes, which
   // changes who waits, not how much the pipes can do.
-  void run_math(SubPartition& sp, Warp& w, const PipeCounts& pipes);
+  // With a shared SFU, an op with SFU work holds the warp until the SFU is through with it (false).
+  bool run_math(SubPartition& sp, Warp& w, uint32_t wid, const PipeCounts& pipes);
 
   // Costs by access, computed once: a kernel repeats the same few.
   const SmemCost& smem_cost(const SmemAccess& a, bool store);
@@ -245,6 +253,7 @@ class Engine {
     std::array<const void*, 2> refill_lines{};  // then what the source's refill touches first
   };
   std::vector<Hint> hints_;  // by warp, for prefetch()
+  std::deque<WarpMma> sfu_work_;  // by warp, its math ops' SFU work on a shared SFU (sfu_share_age_weight > 0)
   mutable EventQueue<Event> events_;  // (finding its first event may move its clock on: not a visible change)
   std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
   std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on

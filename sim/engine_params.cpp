@@ -19,6 +19,7 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.mma_fp8_flops_per_cycle = 2 * n256_flops / m.wgmma_m64n256k32_fp8_interval.value;
   p.mma_issue_cycles = m.wgmma_issue_cycles.value;
   p.mma_share_age_weight = m.wgmma_share_age_weight.value;
+  p.sfu_share_age_weight = m.sfu_share_age_weight.value;
   p.mma_queue_depth = static_cast<uint32_t>(m.wgmma_queue_depth.value);
   p.mma_issue_cycles_per_column = m.wgmma_issue_cycles_per_column.value;
   p.mma_latency = std::max(0.0, m.wgmma_m64n256k16_latency.value - m.wgmma_m64n256k16_interval.value);

@@ -40,6 +40,10 @@ struct alignas(64) Warp {
   uint32_t mma_issued = 0;  // of the mma op in hand, the wgmma already issued (the rest wait for room)
   WarpMma mma;              // its MMAs on its sub-partition's tensor core
   double blocked_since = 0;
+  // A math op whose SFU work waits on its sub-partition's shared SFU (sfu_share_age_weight): held
+  // until the SFU is through with it; its other pipes and its chain are done at math_rest.
+  bool math_held = false;
+  double math_start = 0, math_rest = 0;
   double open_store = 0;
   struct StoreGroup {
     double read_done, write_done;  // shared memory read; global memory written
@@ -93,6 +97,9 @@ struct SubPartition {
   std::vector<uint32_t> issue_waiters;  // warps held at a wgmma's issue while the core's queue is full
   double wake_at = -1;                // when the pending tensor event fires (-1: none)
   double tma_stall = 0;               // tensor cycles TMA writes cost it since its last MMA issue
+  TensorCore sfu;                     // with sfu_share_age_weight: the SFU, shared in turns like the tensor core
+  std::vector<uint32_t> sfu_waiters;  // warps held in a math op until the SFU is through with its part
+  double sfu_wake_at = -1;            // when the pending SFU event fires (-1: none)
 };
 
 struct Sm {
@@ -107,6 +114,7 @@ struct Sm {
 struct Event {
   static constexpr uint32_t kGroup = 1u << 23;   // the id names a wake group, not a warp
   static constexpr uint32_t kTensor = 1u << 22;  // the id names a sub-partition (SM x 4 + index)
+  static constexpr uint32_t kSfu = 1u << 21;     // with kTensor: that sub-partition's SFU, not its tensor core
   double time;
   uint64_t order;  // seq << 24 | id: 16 bytes an event, compared in one go
   bool is_group() const { return (order & kGroup) != 0; }

@@ -1,5 +1,6 @@
 #pragma once
 // The engine tests' hand-written grids and op builders (test_engine.cpp, test_engine_memory.cpp).
+#include <initializer_list>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -49,6 +50,22 @@ inline EngineParams simple_params() {
 
 inline TraceOp op(OpKind k, uint32_t barrier = 0, uint32_t count = 0, uint64_t bytes = 0, uint64_t flops = 0) {
   return make_op(k, barrier, count, bytes, flops);
+}
+
+// A register math op with these instruction counts per pipe (no chain).
+inline TraceOp math(std::initializer_list<std::pair<Pipe, uint16_t>> counts) {
+  TraceOp o = op(OpKind::math);
+  o.pipes = {};  // the op was made with its box zeroed, which leaves the counts' room past it undefined
+  for (auto [pipe, n] : counts) o.pipes[pipe] = n;
+  return o;
+}
+inline EngineParams pipe_params() {  // round figures: FMA 1/cycle, latency 4; SFU one per 8 cycles, latency 18
+  EngineParams p = simple_params();
+  p.pipe_interval = {1, 2, 8, 2, 4};
+  p.pipe_latency = {4, 5, 18, 5, 24};
+  p.issue_interval = 1;
+  p.named_barrier_cycles = 20;
+  return p;
 }
 
 inline TraceOp load(uint32_t barrier, uint64_t offset, uint32_t rows = 128, uint32_t row_bytes = 128) {

@@ -36,23 +36,6 @@ TEST_CASE("one wgmma: pipe time plus latency", "[engine]") {
   CHECK(one.tensor_busy == Approx(0.25 * 128.0 / 138.0));
 }
 
-namespace {
-TraceOp math(std::initializer_list<std::pair<Pipe, uint16_t>> counts) {
-  TraceOp o = op(OpKind::math);
-  o.pipes = {};  // the op was made with its box zeroed, which leaves the counts' room past it undefined
-  for (auto [pipe, n] : counts) o.pipes[pipe] = n;
-  return o;
-}
-EngineParams pipe_params() {  // round figures: FMA 1/cycle, latency 4; SFU one per 8 cycles, latency 18
-  EngineParams p = simple_params();
-  p.pipe_interval = {1, 2, 8, 2, 4};
-  p.pipe_latency = {4, 5, 18, 5, 24};
-  p.issue_interval = 1;
-  p.named_barrier_cycles = 20;
-  return p;
-}
-}  // namespace
-
 TEST_CASE("register math: an FMA chain waits for each op's results", "[engine]") {
   // 10 FFMAs issue in 10 cycles, the last result 4 cycles later; the next op needs it: 14 + 14.
   HandGrid grid({{math({{Pipe::fma, 10}}), math({{Pipe::fma, 10}})}});

@@ -1,0 +1,164 @@
+// How a sub-partition's SFU serves warps whose register math overlaps: hand-timed, and replayed
+// against what kernels/probes/pipe_share_probe.cu measured on the H100 (data/measured/h100/pipe-share.txt).
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "sim/engine.hpp"
+#include "sim/machine.hpp"
+#include "tests/engine_test_grid.hpp"
+#include "tiles/ops/pipe_cost.hpp"
+
+using namespace ts;
+using namespace ts::sim;
+using namespace ts::sim::engine_test;
+
+TEST_CASE("register math: a shared SFU serves two warps in turns, so a later one slows the first", "[engine]") {
+  // As above, but the SFU shared in equal turns (sfu_share_age_weight 1). Warp 0's 8 ex2 issue from 0,
+  // warp 4's from 8 (the scheduler is warp 0's until then). Alone until 8, warp 0 has 56 cycles of SFU
+  // work left; the two then share the pipe, each at half its rate: warp 0 is through at 8 + 112 = 120
+  // (+ 18 latency: 138, not 82), warp 4 has 8 left then and is through at 128 (146, as before: the
+  // pipe does the same work).
+  const std::vector<TraceOp> ex2 = {engine_test::math({{Pipe::sfu, 8}}), engine_test::math({{Pipe::fma, 1}})};
+  const std::vector<TraceOp> idle = {};
+  HandGrid shared({ex2, idle, idle, idle, ex2});
+  EngineParams p = pipe_params();
+  p.sfu_share_age_weight = 1;
+  SimOptions opt;
+  opt.timeline_sms = 1;
+  const SimReport r = simulate(shared, p, opt);
+  CHECK(r.cycles == Approx(146 + 5));  // each warp's FFMA after: issue 1, latency 4
+  std::vector<double> ends;
+  for (const Span& s : r.spans)
+    if (s.kind == OpKind::math && s.pipe == Pipe::sfu) ends.push_back(s.end);
+  REQUIRE(ends.size() == 2);
+  std::sort(ends.begin(), ends.end());
+  CHECK(ends[0] == Approx(138));
+  CHECK(ends[1] == Approx(146));
+  CHECK(r.pipe_instructions[static_cast<int>(Pipe::sfu)] == 16);
+  // In order of arrival (weight 0) the first warp finishes as if alone.
+  p.sfu_share_age_weight = 0;
+  HandGrid fifo({ex2, idle, idle, idle, ex2});
+  const SimReport f = simulate(fifo, p, opt);
+  std::vector<double> fifo_ends;
+  for (const Span& s : f.spans)
+    if (s.kind == OpKind::math && s.pipe == Pipe::sfu) fifo_ends.push_back(s.end);
+  std::sort(fifo_ends.begin(), fifo_ends.end());
+  REQUIRE(fifo_ends.size() == 2);
+  CHECK(fifo_ends[0] == Approx(82));
+  CHECK(fifo_ends[1] == Approx(146));
+  // Warps of two sub-partitions each have their own SFU: both alone.
+  p.sfu_share_age_weight = 1;
+  HandGrid apart({ex2, ex2});
+  CHECK(simulate(apart, p).cycles == Approx(82 + 5));
+}
+
+namespace {
+
+// The probe's ops, as the DSL ops record them (tiles/ops/pipe_cost.hpp) on its 16 x 128 fp32 tile.
+using tile = rt_fl<16, 128>;
+using rows = row_vec<tile>;
+TraceOp recorded(const PipeCounts& c) {
+  TraceOp o = op(OpKind::math);
+  o.pipes = c;
+  return o;
+}
+std::vector<TraceOp> probe_op(bool softmax) {
+  const TraceOp exp2_row = recorded(pipe_cost::elementwise<math::exp2_scaled, tile, tile, rows>());
+  if (!softmax) return {exp2_row};
+  return {recorded(pipe_cost::reduction<true, math::max, rows, tile, true>()), exp2_row,
+          recorded(pipe_cost::reduction<true, math::add, rows, tile, true>()),
+          recorded(pipe_cost::elementwise<math::mul, tile, tile, float>())};
+}
+
+// One row of pipe-share.txt: each warp's end, cycles after the common start (median over SMs).
+struct ProbeRow {
+  bool softmax;
+  int warps, reps, delay;
+  std::vector<double> end;
+};
+const std::vector<ProbeRow> kProbeRows = {
+    {false, 1, 1, 0, {1103}},
+    {false, 2, 1, 0, {1727, 1629}},
+    {false, 2, 1, 100, {1721, 1647}},
+    {false, 3, 1, 100, {2351, 2329, 2254}},
+    {false, 1, 16, 0, {10897}},
+    {false, 2, 16, 0, {18878, 18444}},
+    {false, 3, 16, 0, {28104, 27819, 27048}},
+    {false, 2, 16, 1000, {18243, 19166}},
+    {false, 3, 16, 1000, {26735, 28314, 28245}},
+    {true, 1, 1, 0, {1328}},
+    {true, 2, 1, 0, {1892, 1921}},
+    {true, 2, 1, 100, {1885, 1913}},
+    {true, 3, 1, 100, {2421, 2596, 2601}},
+    {true, 1, 16, 0, {14744}},
+    {true, 2, 16, 0, {21595, 21523}},
+    {true, 3, 16, 0, {29450, 29477, 28046}},
+    {true, 2, 16, 1000, {20487, 21335}},
+    {true, 3, 16, 1000, {25781, 26429, 27347}},
+};
+
+// Each warp's end in the engine, on sub-partition 0 of one SM with the machine file's figures.
+std::vector<double> replay(const ProbeRow& row, double sfu_weight) {
+  EngineParams p = engine_params(load_machine_file(find_data_path("machines/h100-sxm.json")));
+  p.sms = 1;
+  p.sfu_share_age_weight = sfu_weight;
+  const std::vector<TraceOp> one = probe_op(row.softmax);
+  std::vector<std::vector<TraceOp>> warps(4 * static_cast<size_t>(row.warps));
+  for (int i = 0; i < row.warps; ++i) {
+    auto& w = warps[4 * static_cast<size_t>(i)];
+    if (i * row.delay > 0) {  // the probe's spin: time without instructions
+      TraceOp wait = recorded({});
+      wait.pipes.chain[static_cast<int>(Pipe::fma)] = static_cast<uint16_t>(i * row.delay / p.pipe_latency[0]);
+      w.push_back(wait);
+    }
+    for (int r = 0; r < row.reps; ++r) w.insert(w.end(), one.begin(), one.end());
+  }
+  HandGrid grid(warps);
+  SimOptions opt;
+  opt.timeline_sms = 1;
+  const SimReport r = simulate(grid, p, opt);
+  double start = 1e300;
+  for (const Span& s : r.spans) start = std::min(start, s.start);
+  std::vector<double> end(static_cast<size_t>(row.warps), 0);
+  for (const Span& s : r.spans) {
+    auto& e = end[s.warp / 4];
+    e = std::max(e, s.end - start);
+  }
+  return end;
+}
+
+// Mean error of what a second and third warp add to each warp's end (against the op alone, which
+// takes out what the probe's loop costs beside the op: a jump-table dispatch each repetition).
+double mean_error(double sfu_weight) {
+  std::vector<double> errors;
+  for (const ProbeRow& row : kProbeRows) {
+    if (row.warps == 1) continue;
+    const auto alone = std::find_if(kProbeRows.begin(), kProbeRows.end(), [&](const ProbeRow& a) {
+      return a.softmax == row.softmax && a.warps == 1 && a.reps == row.reps;
+    });
+    const double sim_alone = replay(*alone, sfu_weight)[0];
+    const std::vector<double> sim = replay(row, sfu_weight);
+    for (size_t i = 0; i < sim.size(); ++i)
+      errors.push_back(std::abs((sim[i] - sim_alone) - (row.end[i] - alone->end[0])) / row.end[i]);
+  }
+  return std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
+}
+
+}  // namespace
+
+TEST_CASE("the SFU serves overlapping warps in equal turns, as the pipe share probe measured", "[engine]") {
+  const double in_order = mean_error(0), equal = mean_error(1), older_first = mean_error(1.2), weighted = mean_error(2);
+  INFO("mean error: in order of arrival " << in_order << ", equal turns " << equal << ", age weight 1.2 " << older_first
+                                          << ", 2 " << weighted);
+  CHECK(equal < 0.10);
+  CHECK(equal < in_order - 0.03);
+  CHECK(equal < older_first);
+  CHECK(equal < weighted);
+  // The machine files carry the weight that fits.
+  CHECK(load_machine_file(find_data_path("machines/h100-sxm.json")).sfu_share_age_weight.value == 1);
+  CHECK(load_machine_file(find_data_path("machines/h200.json")).sfu_share_age_weight.value == 1);
+}
