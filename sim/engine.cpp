@@ -309,7 +309,7 @@ bool Engine::run_math(SubPartition& sp, Warp& w, uint32_t wid, const PipeCounts&
     m.groups.pop_front();
     w.math_held = false;
     const double done = std::max(w.math_rest, through);
-    span(w, OpKind::math, w.math_start, done, through >= w.math_rest ? Pipe::sfu : Pipe::fma);
+    span(w, OpKind::math, w.math_start, done, through >= w.math_rest ? Pipe::sfu : w.math_bound);
     w.time = done;
     return true;
   }
@@ -344,6 +344,7 @@ bool Engine::run_math(SubPartition& sp, Warp& w, uint32_t wid, const PipeCounts&
   }
   if (shared_sfu) {
     w.math_held = true;
+    w.math_bound = bound;
     w.math_start = start;
     w.math_rest = done;
     sp.sfu_waiters.push_back(wid);

@@ -221,9 +221,9 @@ class Engine {
   // A register op's instructions: the scheduler issues them one per issue_interval, each pipe
   // takes its own at its rate, all from when the warp gets its first issue slot; the warp goes on
   // when the last result is back (the next op usually needs it). Other warps of the sub-partition
-  // queue behind what this one holds: their instructions interleave on the real pipes, which
-  // changes who waits, not how much the pipes can do.
-  // With a shared SFU, an op with SFU work holds the warp until the SFU is through with it (false).
+  // queue behind what this one holds on each pipe, but the SFU when it is shared in turns
+  // (sfu_share_age_weight > 0): then an op with SFU work holds the warp until the SFU is through
+  // with it (false; the op runs again when woken).
   bool run_math(SubPartition& sp, Warp& w, uint32_t wid, const PipeCounts& pipes);
 
   // Costs by access, computed once: a kernel repeats the same few.

@@ -43,6 +43,7 @@ struct alignas(64) Warp {
   // A math op whose SFU work waits on its sub-partition's shared SFU (sfu_share_age_weight): held
   // until the SFU is through with it; its other pipes and its chain are done at math_rest.
   bool math_held = false;
+  Pipe math_bound = Pipe::fma;  // the slowest of those other pipes
   double math_start = 0, math_rest = 0;
   double open_store = 0;
   struct StoreGroup {

@@ -54,7 +54,7 @@ TensorCore::ShareTable::ShareTable(double a) {
 // One table per weight for all the cores (528 on an H100): kept, as a simulation makes its cores
 // again and again with the machine's weight.
 void TensorCore::set_age_weight(double a) {
-  if (!(a >= 1.0) || a > 4.0) throw std::invalid_argument("wgmma_share_age_weight must be 1 to 4");
+  if (!(a >= 1.0) || a > 4.0) throw std::invalid_argument("a share age weight (wgmma_share_age_weight, sfu_share_age_weight) must be 1 to 4");
   static std::mutex mutex;
   static std::vector<std::shared_ptr<const ShareTable>> tables;
   static std::vector<double> weights;
