@@ -17,7 +17,8 @@ using namespace ts::sim;
 using namespace ts::sim::engine_test;
 
 TEST_CASE("register math: a shared SFU serves two warps in turns, so a later one slows the first", "[engine]") {
-  // As above, but the SFU shared in equal turns (sfu_share_age_weight 1). Warp 0's 8 ex2 issue from 0,
+  // test_engine.cpp's two warps of one sub-partition, 8 ex2 each (the pipe busy 64 cycles, the result
+  // 18 later), but the SFU shared in equal turns (sfu_share_age_weight 1). Warp 0's 8 ex2 issue from 0,
   // warp 4's from 8 (the scheduler is warp 0's until then). Alone until 8, warp 0 has 56 cycles of SFU
   // work left; the two then share the pipe, each at half its rate: warp 0 is through at 8 + 112 = 120
   // (+ 18 latency: 138, not 82), warp 4 has 8 left then and is through at 128 (146, as before: the
@@ -26,30 +27,24 @@ TEST_CASE("register math: a shared SFU serves two warps in turns, so a later one
   const std::vector<TraceOp> idle = {};
   HandGrid shared({ex2, idle, idle, idle, ex2});
   EngineParams p = pipe_params();
-  p.sfu_share_age_weight = 1;
   SimOptions opt;
   opt.timeline_sms = 1;
+  const auto sfu_ends = [](const SimReport& r) {  // when each warp's ex2 op was done, earliest first
+    std::vector<double> ends;
+    for (const Span& s : r.spans)
+      if (s.kind == OpKind::math && s.pipe == Pipe::sfu) ends.push_back(s.end);
+    std::sort(ends.begin(), ends.end());
+    return ends;
+  };
+  p.sfu_share_age_weight = 1;
   const SimReport r = simulate(shared, p, opt);
   CHECK(r.cycles == Approx(146 + 5));  // each warp's FFMA after: issue 1, latency 4
-  std::vector<double> ends;
-  for (const Span& s : r.spans)
-    if (s.kind == OpKind::math && s.pipe == Pipe::sfu) ends.push_back(s.end);
-  REQUIRE(ends.size() == 2);
-  std::sort(ends.begin(), ends.end());
-  CHECK(ends[0] == Approx(138));
-  CHECK(ends[1] == Approx(146));
+  CHECK(sfu_ends(r) == std::vector<double>{138, 146});
   CHECK(r.pipe_instructions[static_cast<int>(Pipe::sfu)] == 16);
   // In order of arrival (weight 0) the first warp finishes as if alone.
   p.sfu_share_age_weight = 0;
   HandGrid fifo({ex2, idle, idle, idle, ex2});
-  const SimReport f = simulate(fifo, p, opt);
-  std::vector<double> fifo_ends;
-  for (const Span& s : f.spans)
-    if (s.kind == OpKind::math && s.pipe == Pipe::sfu) fifo_ends.push_back(s.end);
-  std::sort(fifo_ends.begin(), fifo_ends.end());
-  REQUIRE(fifo_ends.size() == 2);
-  CHECK(fifo_ends[0] == Approx(82));
-  CHECK(fifo_ends[1] == Approx(146));
+  CHECK(sfu_ends(simulate(fifo, p, opt)) == std::vector<double>{82, 146});
   // Warps of two sub-partitions each have their own SFU: both alone.
   p.sfu_share_age_weight = 1;
   HandGrid apart({ex2, ex2});
