@@ -325,6 +325,29 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
     CHECK(std::lround(now_d64[1]) == 14);
     CHECK(text.find("from 25-34 % optimistic to 10-14 %") != std::string::npos);
   }
+  // "its tensor pipe comes out 5-8 points busier than Nsight Compute measures on the GPU (SFU within 2
+  // points)": the backward's counter files, the "sim - meas" column of each pipe's line.
+  {
+    const std::string text = testing::all_prose(testing::shipped_lesson("trust-sim-attention"));
+    CHECK(text.find("5-8 points busier than Nsight Compute measures on the GPU (SFU within 2 points)") != std::string::npos);
+    const auto points = [](const std::string& file, const std::string& counter) {
+      const std::string t = testing::read_text(file);
+      const size_t at = t.find(counter);
+      REQUIRE(at != std::string::npos);
+      const std::string line = t.substr(at, t.find('\n', at) - at);
+      const size_t pts = line.rfind(" pts");
+      REQUIRE(pts != std::string::npos);
+      return std::stod(line.substr(line.rfind(' ', pts - 1) + 1));
+    };
+    for (const char* d : {"64", "128"}) {
+      const std::string file = std::string("data/measured/h100/sim-attention/counters-bwd-d") + d + ".txt";
+      INFO(file);
+      const double tensor = points(file, "tensor pipe active"), sfu = points(file, "XU pipe issue");
+      CHECK(tensor >= 4.5);
+      CHECK(tensor <= 8.5);
+      CHECK(std::abs(sfu) <= 2);
+    }
+  }
   const TrustModel fwd = trust_model({AttnPassFilter::fwd, false}, m), bwd = trust_model({AttnPassFilter::bwd, false}, m);
   // "The backward's error runs the other way from the forward's" (which shrinks with N, above), and
   // "the backward now weighs more in the mean error than the forward".
