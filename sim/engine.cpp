@@ -360,10 +360,7 @@ void Engine::schedule_sfu_event(uint32_t sm_id, uint32_t sub) {
   SubPartition& sp = sms_[sm_id].sub[sub];
   double at = std::numeric_limits<double>::infinity();
   for (uint32_t x : sp.sfu_waiters) at = std::min(at, sp.sfu.predict(sfu_work_[x], sfu_work_[x].groups.front().threshold));
-  at = sp.sfu_waiters.empty() ? -1 : std::max(at, now_);
-  if (at == sp.sfu_wake_at || !(at < std::numeric_limits<double>::infinity())) return;
-  sp.sfu_wake_at = at;
-  if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | Event::kSfu | (sm_id * kMaxSubPartitions + sub)});
+  pend_unit_event(sp.sfu_wake_at, sp.sfu_waiters.empty() ? -1 : at, Event::kSfu | (sm_id * kMaxSubPartitions + sub));
 }
 
 void Engine::sfu_event(uint32_t id) {

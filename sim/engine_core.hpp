@@ -74,6 +74,9 @@ class Engine {
   // work is through, one event per sub-partition for the earliest of them.
   void schedule_sfu_event(uint32_t sm_id, uint32_t sub);
   void sfu_event(uint32_t id);
+  // Both: the unit's one pending event (`wake_at`, -1: none) moved to `at` (-1: no one waits;
+  // never before now), unless it is there already; `id` names the unit in the event.
+  void pend_unit_event(double& wake_at, double at, uint32_t id);
   // The next event's warp and op are out of the core's cache by the time it comes round (a full
   // GPU's warps and op batches are several MB): fetch them while this event runs, and the warp's
   // op source when its batch has run out (the first of the objects on the way to its fiber).

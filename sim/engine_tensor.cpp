@@ -102,10 +102,15 @@ void Engine::schedule_tensor_event(uint32_t sm_id, uint32_t sub) {
     at = std::min(at, sp.tensor.predict(m, m.groups[m.groups.size() - warps_[x].mma_keep - 1].threshold));
   }
   if (!sp.issue_waiters.empty()) at = std::min(at, sp.tensor.next_through());
-  at = sp.mma_waiters.empty() && sp.issue_waiters.empty() ? -1 : std::max(at, now_);
-  if (at == sp.wake_at || !(at < std::numeric_limits<double>::infinity())) return;
-  sp.wake_at = at;
-  if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | (sm_id * kMaxSubPartitions + sub)});
+  const bool waiting = !sp.mma_waiters.empty() || !sp.issue_waiters.empty();
+  pend_unit_event(sp.wake_at, waiting ? at : -1, sm_id * kMaxSubPartitions + sub);
+}
+
+void Engine::pend_unit_event(double& wake_at, double at, uint32_t id) {
+  if (at >= 0) at = std::max(at, now_);
+  if (at == wake_at || !(at < std::numeric_limits<double>::infinity())) return;
+  wake_at = at;
+  if (at >= 0) events_.push({at, (seq_++ << 24) | Event::kTensor | id});
 }
 
 void Engine::tensor_event(uint32_t id) {

@@ -1,5 +1,7 @@
 #pragma once
-// One sub-partition's tensor core, shared by the warps that have MMAs queued on it. The hardware
+// One sub-partition's tensor core, shared by the warps that have MMAs queued on it (the engine also
+// uses the class for the sub-partition's SFU, its work a math op's exp2 instructions, with equal
+// turns: kernels/probes/pipe_share_probe.cu). The hardware
 // serves warpgroups in turn, not in order of issue: three warpgroups that each issue 64 wgmma
 // m64n128k16 at once finish within about a tenth of each other, at about three times one alone,
 // and a group issued 500 cycles after another still slows the first. But the turns are not quite

@@ -52,12 +52,17 @@ inline TraceOp op(OpKind k, uint32_t barrier = 0, uint32_t count = 0, uint64_t b
   return make_op(k, barrier, count, bytes, flops);
 }
 
-// A register math op with these instruction counts per pipe (no chain).
-inline TraceOp math(std::initializer_list<std::pair<Pipe, uint16_t>> counts) {
+// A register math op with these instruction counts (and chains) per pipe, as trace mode records it.
+inline TraceOp math(const PipeCounts& pipes) {
   TraceOp o = op(OpKind::math);
-  o.pipes = {};  // the op was made with its box zeroed, which leaves the counts' room past it undefined
-  for (auto [pipe, n] : counts) o.pipes[pipe] = n;
+  o.pipes = pipes;  // the op was made with its box zeroed, which leaves the counts' room past it undefined
   return o;
+}
+// ... with these instruction counts per pipe (no chain).
+inline TraceOp math(std::initializer_list<std::pair<Pipe, uint16_t>> counts) {
+  PipeCounts c{};
+  for (auto [pipe, n] : counts) c[pipe] = n;
+  return math(c);
 }
 inline EngineParams pipe_params() {  // round figures: FMA 1/cycle, latency 4; SFU one per 8 cycles, latency 18
   EngineParams p = simple_params();

@@ -56,17 +56,12 @@ namespace {
 // The probe's ops, as the DSL ops record them (tiles/ops/pipe_cost.hpp) on its 16 x 128 fp32 tile.
 using tile = rt_fl<16, 128>;
 using rows = row_vec<tile>;
-TraceOp recorded(const PipeCounts& c) {
-  TraceOp o = op(OpKind::math);
-  o.pipes = c;
-  return o;
-}
 std::vector<TraceOp> probe_op(bool softmax) {
-  const TraceOp exp2_row = recorded(pipe_cost::elementwise<math::exp2_scaled, tile, tile, rows>());
+  const TraceOp exp2_row = engine_test::math(pipe_cost::elementwise<math::exp2_scaled, tile, tile, rows>());
   if (!softmax) return {exp2_row};
-  return {recorded(pipe_cost::reduction<true, math::max, rows, tile, true>()), exp2_row,
-          recorded(pipe_cost::reduction<true, math::add, rows, tile, true>()),
-          recorded(pipe_cost::elementwise<math::mul, tile, tile, float>())};
+  return {engine_test::math(pipe_cost::reduction<true, math::max, rows, tile, true>()), exp2_row,
+          engine_test::math(pipe_cost::reduction<true, math::add, rows, tile, true>()),
+          engine_test::math(pipe_cost::elementwise<math::mul, tile, tile, float>())};
 }
 
 // One row of pipe-share.txt: each warp's end, cycles after the common start (median over SMs).
@@ -106,7 +101,7 @@ std::vector<double> replay(const ProbeRow& row, double sfu_weight) {
   for (int i = 0; i < row.warps; ++i) {
     auto& w = warps[4 * static_cast<size_t>(i)];
     if (i * row.delay > 0) {  // the probe's spin: time without instructions
-      TraceOp wait = recorded({});
+      TraceOp wait = engine_test::math(PipeCounts{});
       wait.pipes.chain[static_cast<int>(Pipe::fma)] = static_cast<uint16_t>(i * row.delay / p.pipe_latency[0]);
       w.push_back(wait);
     }
