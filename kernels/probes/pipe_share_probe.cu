@@ -49,9 +49,10 @@ __device__ __forceinline__ void run_op(Op op, tile& t, rows& m, rows& s) {
   }
 }
 
-// out[((block * 4 + sub) * warps + i) * 2 + {0, 1}]: start and end of warp i of sub-partition sub.
-__global__ void __launch_bounds__(128 * kMaxWarps, 1) share_kernel(Op op, int warps, int reps, int delay, long long* out,
-                                                                    float* sink) {
+// out[((block * 4 + sub) * warps + i) * 2 + {0, 1}]: start and end of warp i of sub-partition sub,
+// which runs `run(index, t, m, s)` (its repetitions of its op) after its delay.
+template <class Run>
+__device__ __forceinline__ void timed_warps(Run run, int warps, int delay, long long* out, float* sink) {
   const int warp = threadIdx.x / 32, sub = warp % 4, index = warp / 4;
   tile t;
   rows m, s;
@@ -65,8 +66,7 @@ __global__ void __launch_bounds__(128 * kMaxWarps, 1) share_kernel(Op op, int wa
     while (clock_cycles() - t0 < uint64_t(delay) * index) {
     }
     const uint64_t start = clock_cycles();
-#pragma unroll 1
-    for (int r = 0; r < reps; ++r) run_op(op, t, m, s);
+    run(index, t, m, s);
     // The last results must be back before the clock is read: fold them into one value first, as a
     // tree (6 steps deep) so that the fold adds little beside the op.
     for (int stride = 32; stride > 0; stride /= 2)
@@ -79,6 +79,62 @@ __global__ void __launch_bounds__(128 * kMaxWarps, 1) share_kernel(Op op, int wa
       out[((blockIdx.x * 4 + sub) * warps + index) * 2 + 1] = static_cast<long long>(end - t0);
     }
   }
+}
+
+// Every warp the same op, chosen at run time (each repetition dispatched through a jump table).
+__global__ void __launch_bounds__(128 * kMaxWarps, 1) share_kernel(Op op, int warps, int reps, int delay, long long* out,
+                                                                    float* sink) {
+  const auto run = [&](int, tile& t, rows& m, rows& s) {
+#pragma unroll 1
+    for (int r = 0; r < reps; ++r) run_op(op, t, m, s);
+  };
+  timed_warps(run, warps, delay, out, sink);
+}
+
+// The first warp of a sub-partition runs First, the others Others, each fixed at compile time (no
+// dispatch in the loop): do warps whose ops need different pipes (ALU and FMA, SFU and FMA) overlap
+// them, or do they share one scheduler's turns whatever the pipe?
+template <Op First, Op Others>
+__global__ void __launch_bounds__(128 * kMaxWarps, 1) mixed_kernel(int warps, int reps, long long* out, float* sink) {
+  const auto run = [&](int index, tile& t, rows& m, rows& s) {
+    if (index == 0) {
+#pragma unroll 1
+      for (int r = 0; r < reps; ++r) run_op(First, t, m, s);
+    } else {
+#pragma unroll 1
+      for (int r = 0; r < reps; ++r) run_op(Others, t, m, s);
+    }
+  };
+  timed_warps(run, warps, 0, out, sink);
+}
+
+// Each warp's median start..end over SMs and sub-partitions, on one line after `label`.
+void print_case(const char* label, const std::vector<long long>& host, int sms, int warps) {
+  std::printf("%s", label);
+  const int samples = sms * 4;
+  for (int i = 0; i < warps; ++i) {
+    std::vector<long long> starts, ends;
+    for (int b = 0; b < samples; ++b) starts.push_back(host[(b * warps + i) * 2]), ends.push_back(host[(b * warps + i) * 2 + 1]);
+    std::nth_element(starts.begin(), starts.begin() + samples / 2, starts.end());
+    std::nth_element(ends.begin(), ends.begin() + samples / 2, ends.end());
+    std::printf("  w%d %6lld..%-7lld", i, starts[samples / 2], ends[samples / 2]);
+  }
+  std::printf("\n");
+}
+
+template <Op First, Op Others>
+void mixed_case(int warps, int reps, int sms, long long* out, float* sink) {
+  std::vector<long long> host(size_t(sms) * 4 * warps * 2);
+  for (int warm = 0; warm < 3; ++warm) {
+    mixed_kernel<First, Others><<<sms, 128 * kMaxWarps>>>(warps, reps, out, sink);
+    CHECK_CUDA(cudaGetLastError());
+  }
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+  char label[64];
+  std::snprintf(label, sizeof label, "%-9s %-9s %-5d %-5d", kOpNames[static_cast<int>(First)], kOpNames[static_cast<int>(Others)],
+                warps, reps);
+  print_case(label, host, sms, warps);
 }
 
 int main(int argc, char** argv) {
@@ -116,17 +172,28 @@ int main(int argc, char** argv) {
     }
     CHECK_CUDA(cudaDeviceSynchronize());
     CHECK_CUDA(cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
-    std::printf("%-9s %-5d %-5d %-6d ", kOpNames[static_cast<int>(c.op)], c.warps, c.reps, c.delay);
-    const int samples = sms * 4;
-    for (int i = 0; i < c.warps; ++i) {
-      std::vector<long long> starts, ends;
-      for (int b = 0; b < samples; ++b)
-        starts.push_back(host[(b * c.warps + i) * 2]), ends.push_back(host[(b * c.warps + i) * 2 + 1]);
-      std::nth_element(starts.begin(), starts.begin() + samples / 2, starts.end());
-      std::nth_element(ends.begin(), ends.begin() + samples / 2, ends.end());
-      std::printf("  w%d %6lld..%-7lld", i, starts[samples / 2], ends[samples / 2]);
-    }
-    std::printf("\n");
+    char label[64];
+    std::snprintf(label, sizeof label, "%-9s %-5d %-5d %-6d ", kOpNames[static_cast<int>(c.op)], c.warps, c.reps, c.delay);
+    print_case(label, host, sms, c.warps);
+  }
+  // The ops fixed at compile time, the first warp's beside the others': each alone, each beside
+  // itself, and pairs that need different pipes.
+  const int reps = quick ? 2 : 16;
+  std::printf("\n%-9s %-9s %-5s %-5s  per warp: start..end cycles after the common start (median over %d SMs x 4)\n", "first",
+              "others", "warps", "reps", sms);
+  for (int w = 1; w <= kMaxWarps; ++w) {
+    mixed_case<Op::add, Op::add>(w, reps, sms, out, sink);
+    mixed_case<Op::row_max, Op::row_max>(w, reps, sms, out, sink);
+    mixed_case<Op::exp2, Op::exp2>(w, reps, sms, out, sink);
+    mixed_case<Op::softmax, Op::softmax>(w, reps, sms, out, sink);
+  }
+  for (int w = 2; w <= kMaxWarps; ++w) {
+    mixed_case<Op::row_max, Op::add>(w, reps, sms, out, sink);
+    mixed_case<Op::add, Op::row_max>(w, reps, sms, out, sink);
+    mixed_case<Op::exp2, Op::add>(w, reps, sms, out, sink);
+    mixed_case<Op::add, Op::exp2>(w, reps, sms, out, sink);
+    mixed_case<Op::exp2, Op::row_max>(w, reps, sms, out, sink);
+    mixed_case<Op::softmax, Op::add>(w, reps, sms, out, sink);
   }
   CHECK_CUDA(cudaFree(out));
   CHECK_CUDA(cudaFree(sink));
