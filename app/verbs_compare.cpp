@@ -189,18 +189,30 @@ VerbRun add_compare_verb(CLI::App& cli) {
     }
     std::vector<double> measured, simulated;
     double abs_pct = 0;
+    size_t above_peak = 0;
     std::printf("%-7s %-22s %-44s %9s %9s %8s\n", "sweep", "shape", "config", "measured", "simulated", "error");
     for (const CompareRow& r : rows) {
       const double err = 100 * (r.simulated - r.measured) / r.measured;
       measured.push_back(r.measured);
       simulated.push_back(r.simulated);
       abs_pct += std::fabs(err);
-      std::printf("%-7s %-22s %-44s %9.1f %9.1f %7.1f%%\n", r.group.c_str(), r.shape.c_str(), r.config.substr(0, 44).c_str(),
-                  r.measured, r.simulated, err);
+      // A row faster than the tensor cores' peak at the clock it recorded ran at a higher clock than
+      // that: its error is the clock reading's as much as the model's.
+      const bool fp8 = !r.job.attention && r.job.gemm.in == kernels::InType::fp8;
+      const double peak = machine.bf16_dense_tflops.value * (fp8 ? 2 : 1) * r.clock_mhz / machine.sm_clock.value;
+      const bool impossible = r.clock_mhz > 0 && r.measured > peak;
+      above_peak += impossible;
+      std::printf("%-7s %-22s %-44s %9.1f %9.1f %7.1f%%%s\n", r.group.c_str(), r.shape.c_str(), r.config.substr(0, 44).c_str(),
+                  r.measured, r.simulated, err, impossible ? "  (!)" : "");
     }
     std::printf("\n%zu rows (TFLOPS), measured on %s, %s\nMAPE %.1f %%   Spearman rank correlation %.3f\n", rows.size(),
                 doc.value("device", "?").c_str(), doc.value("date", "?").c_str(), abs_pct / rows.size(),
                 spearman(measured, simulated));
+    if (above_peak > 0)
+      std::printf("(!) %zu row%s measured faster than the tensor cores' peak at the SM clock recorded with %s (%.1f TFLOPS at %.0f MHz):\n"
+                  "    the clock reading is low, so the simulation at that clock cannot reach the measured time\n",
+                  above_peak, above_peak == 1 ? "" : "s", above_peak == 1 ? "it" : "them", machine.bf16_dense_tflops.value,
+                  machine.sm_clock.value);
     return 0;
   };
 }

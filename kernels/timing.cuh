@@ -11,13 +11,15 @@
 
 namespace ts::kernels {
 
+inline constexpr int timed_warmups = 3;  // launches of each before the timed ones
+
 struct Timed {
   double ours_ms, theirs_ms;
 };
 
 // Times `ours(i)` and `theirs(i)` alternately (ABAB..., i cycling over `sets` input sets), so that
-// both see the same clocks and power state, after three warm-ups of each (module load, handles,
-// clocks); returns both medians in ms.
+// both see the same clocks and power state, after timed_warmups (3) of each (module load, handles,
+// clocks); returns both medians in ms. `ours` is called timed_warmups + reps times, in order.
 template <class F, class G>
 Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
   const auto check = [](cudaError_t e, const char* what) {
@@ -26,7 +28,7 @@ Timed median_ms_interleaved(F&& ours, G&& theirs, int sets, int reps) {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
-  for (int i = 0; i < 3; ++i) ours(i % sets), theirs(i % sets);
+  for (int i = 0; i < timed_warmups; ++i) ours(i % sets), theirs(i % sets);
   check(cudaDeviceSynchronize(), "warm-up");
   auto time_one = [&](auto&& run, int i) {
     check(cudaEventRecord(start), "cudaEventRecord");

@@ -51,6 +51,14 @@ file(WRITE ${WORK}/attention.json [=[{"kernel": "attention", "device": "test", "
   {"group": "t", "pass": "fwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": false, "tflops": 100, "sm_clock_mhz": 1700},
   {"group": "t", "pass": "bwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": true, "tflops": 50, "sm_clock_mhz": 1700}]}]=])
 expect_cli(0 "MAPE" ARGS compare --measured ${WORK}/attention.json)
+if(last_stdout MATCHES "\\(!\\)")
+  message(FATAL_ERROR "compare flagged a row below the peak at its clock:\n${last_stdout}")
+endif()
+# A row faster than the tensor cores' peak at its recorded clock (at 500 MHz: 989.4 x 500 / 1830 =
+# 270 TFLOPS) is flagged: the clock reading, not only the model, is off.
+file(WRITE ${WORK}/attention-fast.json [=[{"kernel": "attention", "device": "test", "date": "today", "rows": [
+  {"group": "t", "pass": "fwd", "b": 1, "h_q": 2, "h_kv": 2, "n": 512, "d": 64, "causal": false, "tflops": 300, "sm_clock_mhz": 500}]}]=])
+expect_cli(0 "1 row measured faster than the tensor cores' peak at the SM clock recorded" ARGS compare --measured ${WORK}/attention-fast.json)
 file(WRITE ${WORK}/attention-bad.json [=[{"kernel": "attention", "rows": [{"pass": "fwd", "b": 1}]}]=])
 expect_cli(2 "attention-bad.json" ARGS compare --measured ${WORK}/attention-bad.json)
 expect_cli(2 "whole tiles" ARGS sim gemm --m 1000 --n 512 --k 256)

@@ -39,7 +39,8 @@ struct BenchRow {
   GemmShape shape;
   GemmConfig cfg;
   double ms = 0, tflops = 0, cublas_ms = 0, cublas_tflops = 0;
-  double sm_clock_mhz = 0;  // while our kernel ran right after the timed runs (BlockClock)
+  double sm_clock_mhz = 0;        // of our timed launches themselves (BlockClock), the median over them
+  double sm_clock_after_mhz = 0;  // of one more launch right after them (the method until 2026-12-07)
 };
 
 // The sweeps `bench gemm --only` takes, by name, and the message for any other name: the CLI checks
