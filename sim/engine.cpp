@@ -69,8 +69,7 @@ uint32_t Engine::run_events(uint32_t resume) {
     now_ = e.time;
     if (!events_.empty()) prefetch(events_.top());
     if (e.is_tensor()) {
-      if ((e.warp() & Event::kSfu) != 0) shared_math_event(e.warp() & ~Event::kSfu, kSharedSfu);
-      else if ((e.warp() & Event::kIssue) != 0) shared_math_event(e.warp() & ~Event::kIssue, kSharedIssue);
+      if ((e.warp() & Event::kSfu) != 0) sfu_event(e.warp() & ~Event::kSfu);
       else tensor_event(e.warp());
       continue;
     }
@@ -129,8 +128,7 @@ bool Engine::try_place(uint32_t sm_id, double t) {
     const uint32_t id = static_cast<uint32_t>(warps_.size());
     warps_.push_back(Warp{.block = slot, .index = i, .sm = sm_id, .time = t + p_.block_launch_cycles, .source = b.trace.warps[i].get()});
     hints_.push_back({});
-    if (p_.sfu_share_age_weight > 0) shared_work_[kSharedSfu].emplace_back();
-    if (p_.issue_share_age_weight > 0) shared_work_[kSharedIssue].emplace_back();
+    if (p_.sfu_share_age_weight > 0) sfu_work_.emplace_back();
     b.warps.push_back(id);
     push(t + p_.block_launch_cycles, id);
   }
@@ -305,51 +303,38 @@ bool Engine::run_ops(uint32_t wid) {
 // with it (in time order, like an MMA issue), since later work slows it.
 bool Engine::run_math(SubPartition& sp, Warp& w, uint32_t wid, const PipeCounts& pipes) {
   constexpr int sfu = static_cast<int>(Pipe::sfu);
-  if (w.math_parts != 0) {  // woken: the shared units are through with this op's parts
-    double done = w.math_rest;
-    Pipe bound = w.math_bound;
-    for (int u : {kSharedSfu, kSharedIssue}) {
-      if ((w.math_parts & (1u << u)) == 0) continue;
-      WarpMma& m = shared_work_[u][wid];
-      const double through = m.groups.front().done + (u == kSharedSfu ? p_.pipe_latency[sfu] : w.math_issue_latency);
-      m.groups.pop_front();
-      if (through >= done) done = through, bound = u == kSharedSfu ? Pipe::sfu : w.math_issue_bound;
-    }
-    w.math_parts = 0;
-    span(w, OpKind::math, w.math_start, done, bound);
+  if (w.math_held) {  // woken: the SFU is through with this op's part
+    WarpMma& m = sfu_work_[wid];
+    const double through = m.groups.front().done + p_.pipe_latency[sfu];
+    m.groups.pop_front();
+    w.math_held = false;
+    const double done = std::max(w.math_rest, through);
+    span(w, OpKind::math, w.math_start, done, through >= w.math_rest ? Pipe::sfu : w.math_bound);
     w.time = done;
     return true;
   }
   const bool shared_sfu = p_.sfu_share_age_weight > 0 && pipes.n[sfu] > 0;
-  const bool shared_issue = p_.issue_share_age_weight > 0;
-  if ((shared_sfu || shared_issue) && !catch_up(w, wid)) return false;  // shared units see requests in time order
+  if (shared_sfu && !catch_up(w, wid)) return false;  // the SFU sees its requests in time order
   const double issue = static_cast<double>(pipes.total()) * p_.issue_interval;
   const double start = std::max(w.time, sp.issue_free);
-  if (!shared_issue) sp.issue_free = start + issue;
+  sp.issue_free = start + issue;
   sp.issue_busy += issue;
-  double done = shared_issue ? start : start + issue;
+  double done = start + issue;
   double chain = 0;
   for (int i = 0; i < kPipes; ++i) chain += pipes.chain[i] * p_.pipe_latency[i];
   done = std::max(done, start + chain);
   Pipe bound = Pipe::fma;
   double bound_time = -1;
-  double issue_work = issue, issue_latency = 0;  // the shared issue server's part: slots, or the busiest pipe
-  Pipe issue_bound = Pipe::fma;
   for (int i = 0; i < kPipes; ++i) {
     if (pipes.n[i] == 0) continue;
     const double busy = pipes.n[i] * p_.pipe_interval[i];
     sp.pipe_busy[i] += busy;
     report_.pipe_instructions[i] += pipes.n[i];
     if (i == sfu && shared_sfu) {
-      WarpMma& m = shared_work_[kSharedSfu][wid];
-      sp.shared[kSharedSfu].unit.issue(m, start, busy);
+      WarpMma& m = sfu_work_[wid];
+      sp.sfu.issue(m, start, busy);
       m.groups.push_back(m.open);
       m.open = MmaGroup{-1};
-      continue;
-    }
-    if (i != sfu && shared_issue) {
-      if (busy >= issue_work) issue_work = busy, issue_bound = static_cast<Pipe>(i);
-      issue_latency = std::max(issue_latency, p_.pipe_latency[i]);
       continue;
     }
     const double begin = std::max(start, sp.pipe_free[i]);
@@ -357,64 +342,39 @@ bool Engine::run_math(SubPartition& sp, Warp& w, uint32_t wid, const PipeCounts&
     done = std::max(done, begin + busy + p_.pipe_latency[i]);
     if (begin + busy > bound_time) bound_time = begin + busy, bound = static_cast<Pipe>(i);
   }
-  if (!shared_sfu && !shared_issue) {
-    span(w, OpKind::math, start, done, bound);
-    w.time = done;
-    return true;
+  if (shared_sfu) {
+    w.math_held = true;
+    w.math_bound = bound;
+    w.math_start = start;
+    w.math_rest = done;
+    sp.sfu_waiters.push_back(wid);
+    schedule_sfu_event(w.sm, w.index % p_.sub_partitions);
+    return false;
   }
-  w.math_parts = 0;
-  if (shared_issue && issue_work > 0) {
-    WarpMma& m = shared_work_[kSharedIssue][wid];
-    sp.shared[kSharedIssue].unit.issue(m, start, issue_work);
-    m.groups.push_back(m.open);
-    m.open = MmaGroup{-1};
-    w.math_parts |= 1u << kSharedIssue;
-  }
-  if (shared_sfu) w.math_parts |= 1u << kSharedSfu;
-  if (w.math_parts == 0) {
-    span(w, OpKind::math, start, done, bound);
-    w.time = done;
-    return true;
-  }
-  w.math_waiting = w.math_parts;
-  w.math_bound = bound;
-  w.math_issue_bound = issue_bound;
-  w.math_issue_latency = issue_latency;
-  w.math_start = start;
-  w.math_rest = done;
-  for (int u : {kSharedSfu, kSharedIssue}) {
-    if ((w.math_parts & (1u << u)) == 0) continue;
-    sp.shared[u].waiters.push_back(wid);
-    schedule_shared_math_event(w.sm, w.index % p_.sub_partitions, u);
-  }
-  return false;
+  span(w, OpKind::math, start, done, bound);
+  w.time = done;
+  return true;
 }
 
-void Engine::schedule_shared_math_event(uint32_t sm_id, uint32_t sub, int unit) {
-  SubPartition::SharedMath& s = sms_[sm_id].sub[sub].shared[unit];
+void Engine::schedule_sfu_event(uint32_t sm_id, uint32_t sub) {
+  SubPartition& sp = sms_[sm_id].sub[sub];
   double at = std::numeric_limits<double>::infinity();
-  for (uint32_t x : s.waiters) {
-    const WarpMma& m = shared_work_[unit][x];
-    at = std::min(at, s.unit.predict(m, m.groups.front().threshold));
-  }
-  const uint32_t kind = unit == kSharedSfu ? Event::kSfu : Event::kIssue;
-  pend_unit_event(s.wake_at, s.waiters.empty() ? -1 : at, kind | (sm_id * kMaxSubPartitions + sub));
+  for (uint32_t x : sp.sfu_waiters) at = std::min(at, sp.sfu.predict(sfu_work_[x], sfu_work_[x].groups.front().threshold));
+  pend_unit_event(sp.sfu_wake_at, sp.sfu_waiters.empty() ? -1 : at, Event::kSfu | (sm_id * kMaxSubPartitions + sub));
 }
 
-void Engine::shared_math_event(uint32_t id, int unit) {
+void Engine::sfu_event(uint32_t id) {
   const uint32_t sm_id = id / kMaxSubPartitions, sub = id % kMaxSubPartitions;
-  SubPartition::SharedMath& s = sms_[sm_id].sub[sub].shared[unit];
-  if (s.wake_at != now_) return;  // superseded by a later schedule
-  s.wake_at = -1;
-  s.unit.advance(now_);
-  std::erase_if(s.waiters, [&](uint32_t x) {
-    if (shared_work_[unit][x].groups.front().done < 0) return false;
-    Warp& w = warps_[x];
-    w.math_waiting &= static_cast<uint8_t>(~(1u << unit));
-    if (w.math_waiting == 0) push(now_, x);  // re-runs its math op, which finds its parts through
+  SubPartition& sp = sms_[sm_id].sub[sub];
+  if (sp.sfu_wake_at != now_) return;  // superseded by a later schedule
+  sp.sfu_wake_at = -1;
+  sp.sfu.advance(now_);
+  std::erase_if(sp.sfu_waiters, [&](uint32_t x) {
+    if (sfu_work_[x].groups.front().done < 0) return false;
+    push(now_, x);  // re-runs its math op, which finds its SFU part through
     return true;
   });
-  schedule_shared_math_event(sm_id, sub, unit);
+  schedule_sfu_event(sm_id, sub);
 }
 
 // Ops drawn from the warps' sources, passed on every kOpsDrawnStep.

@@ -39,7 +39,6 @@ struct EngineParams {
   uint32_t mma_queue_depth = 0;             // wgmma a sub-partition's core holds not through before an issue waits (0: no limit)
   double mma_share_age_weight = 1;          // >1: the tensor core's turns favour older warps (tensor_core.hpp)
   double sfu_share_age_weight = 0;          // 0: a sub-partition's SFU takes math ops in order of arrival; >= 1: in turns, as the tensor core
-  double issue_share_age_weight = 0;        // the same for its issue slots and its other math pipes (FMA, ALU, convert, shuffle) as one server
   double tma_issue_cycles = 32;             // per box, per SM TMA unit
   double tma_bytes_per_cycle_per_sm = 64;   // what one SM's TMA unit brings in from L2 per cycle
   double tma_latency_l2 = 500;              // cycles from issue to data for an L2 hit

@@ -37,8 +37,7 @@ class Engine {
     for (Sm& sm : sms_)
       for (SubPartition& sp : sm.sub) {
         sp.tensor = TensorCore(p.mma_share_age_weight);
-        if (p.sfu_share_age_weight > 0) sp.shared[kSharedSfu].unit = TensorCore(p.sfu_share_age_weight);
-        if (p.issue_share_age_weight > 0) sp.shared[kSharedIssue].unit = TensorCore(p.issue_share_age_weight);
+        if (p.sfu_share_age_weight > 0) sp.sfu = TensorCore(p.sfu_share_age_weight);
       }
   }
 
@@ -71,10 +70,10 @@ class Engine {
   // New work moves that time, so an event that is no longer the pending one is ignored.
   void schedule_tensor_event(uint32_t sm_id, uint32_t sub);
   void tensor_event(uint32_t id);
-  // The same for the shared math units (SubPartition::shared): warps held in a math op until its
-  // work there is through, one event per unit for the earliest of them.
-  void schedule_shared_math_event(uint32_t sm_id, uint32_t sub, int unit);
-  void shared_math_event(uint32_t id, int unit);
+  // The same for a shared SFU (sfu_share_age_weight > 0): warps held in a math op until its SFU
+  // work is through, one event per sub-partition for the earliest of them.
+  void schedule_sfu_event(uint32_t sm_id, uint32_t sub);
+  void sfu_event(uint32_t id);
   // Both: the unit's one pending event (`wake_at`, -1: none) moved to `at` (-1: no one waits;
   // never before now), unless it is there already; `id` names the unit in the event.
   void pend_unit_event(double& wake_at, double at, uint32_t id);
@@ -257,7 +256,7 @@ class Engine {
     std::array<const void*, 2> refill_lines{};  // then what the source's refill touches first
   };
   std::vector<Hint> hints_;  // by warp, for prefetch()
-  std::array<std::deque<WarpMma>, 2> shared_work_;  // by unit (SubPartition::shared), then warp: its math ops' work there
+  std::deque<WarpMma> sfu_work_;  // by warp, its math ops' SFU work on a shared SFU (sfu_share_age_weight > 0)
   mutable EventQueue<Event> events_;  // (finding its first event may move its clock on: not a visible change)
   std::vector<std::vector<uint32_t>> groups_;  // wake groups by id; free ids in free_groups_
   std::vector<uint32_t> free_groups_, group_;  // group_: the one being run, from group_next_ on

@@ -20,7 +20,6 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.mma_issue_cycles = m.wgmma_issue_cycles.value;
   p.mma_share_age_weight = m.wgmma_share_age_weight.value;
   p.sfu_share_age_weight = m.sfu_share_age_weight.value;
-  p.issue_share_age_weight = m.issue_share_age_weight.value;
   p.mma_queue_depth = static_cast<uint32_t>(m.wgmma_queue_depth.value);
   p.mma_issue_cycles_per_column = m.wgmma_issue_cycles_per_column.value;
   p.mma_latency = std::max(0.0, m.wgmma_m64n256k16_latency.value - m.wgmma_m64n256k16_interval.value);

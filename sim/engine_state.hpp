@@ -40,15 +40,11 @@ struct alignas(64) Warp {
   uint32_t mma_issued = 0;  // of the mma op in hand, the wgmma already issued (the rest wait for room)
   WarpMma mma;              // its MMAs on its sub-partition's tensor core
   double blocked_since = 0;
-  // A math op whose work waits on its sub-partition's shared units (sfu_share_age_weight,
-  // issue_share_age_weight): held until they are through with it (math_waiting: a bit per unit
-  // still working on it, math_parts: a bit per unit it used); what it booked in order of arrival and
-  // its chain are done at math_rest.
-  uint8_t math_waiting = 0, math_parts = 0;
-  Pipe math_bound = Pipe::fma;  // the slowest of the pipes booked in order of arrival
-  Pipe math_issue_bound = Pipe::fma;  // the slowest of those the shared issue server stands for
+  // A math op whose SFU work waits on its sub-partition's shared SFU (sfu_share_age_weight): held
+  // until the SFU is through with it; its other pipes and its chain are done at math_rest.
+  bool math_held = false;
+  Pipe math_bound = Pipe::fma;  // the slowest of those other pipes
   double math_start = 0, math_rest = 0;
-  double math_issue_latency = 0;  // after the issue server is through: the latest result of its pipes
   double open_store = 0;
   struct StoreGroup {
     double read_done, write_done;  // shared memory read; global memory written
@@ -102,18 +98,10 @@ struct SubPartition {
   std::vector<uint32_t> issue_waiters;  // warps held at a wgmma's issue while the core's queue is full
   double wake_at = -1;                // when the pending tensor event fires (-1: none)
   double tma_stall = 0;               // tensor cycles TMA writes cost it since its last MMA issue
-  // Math units shared in turns like the tensor core: [kSharedSfu] the SFU (sfu_share_age_weight),
-  // [kSharedIssue] the scheduler's issue slots with the FMA, ALU, convert and shuffle pipes as one
-  // server (issue_share_age_weight). Each keeps the warps held in a math op until it is through with
-  // their part, and one pending event (wake_at, -1: none) for the earliest of them.
-  struct SharedMath {
-    TensorCore unit;
-    std::vector<uint32_t> waiters;
-    double wake_at = -1;
-  };
-  std::array<SharedMath, 2> shared;
+  TensorCore sfu;                     // with sfu_share_age_weight: the SFU, shared in turns like the tensor core
+  std::vector<uint32_t> sfu_waiters;  // warps held in a math op until the SFU is through with its part
+  double sfu_wake_at = -1;            // when the pending SFU event fires (-1: none)
 };
-inline constexpr int kSharedSfu = 0, kSharedIssue = 1;
 
 struct Sm {
   std::array<SubPartition, kMaxSubPartitions> sub{};
@@ -128,7 +116,6 @@ struct Event {
   static constexpr uint32_t kGroup = 1u << 23;   // the id names a wake group, not a warp
   static constexpr uint32_t kTensor = 1u << 22;  // the id names a sub-partition (SM x 4 + index)
   static constexpr uint32_t kSfu = 1u << 21;     // with kTensor: that sub-partition's SFU, not its tensor core
-  static constexpr uint32_t kIssue = 1u << 20;   // with kTensor: its shared issue server (issue_share_age_weight)
   double time;
   uint64_t order;  // seq << 24 | id: 16 bytes an event, compared in one go
   bool is_group() const { return (order & kGroup) != 0; }

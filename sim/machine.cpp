@@ -53,7 +53,6 @@ const std::vector<MachineField>& machine_fields() {
       {"sfu_interval", "cycles/instruction", &MachineSpec::sfu_interval},
       {"sfu_latency", "cycles", &MachineSpec::sfu_latency},
       {"sfu_share_age_weight", "ratio", &MachineSpec::sfu_share_age_weight},
-      {"issue_share_age_weight", "ratio", &MachineSpec::issue_share_age_weight},
       {"convert_interval", "cycles/instruction", &MachineSpec::convert_interval},
       {"convert_latency", "cycles", &MachineSpec::convert_latency},
       {"shuffle_interval", "cycles/instruction", &MachineSpec::shuffle_interval},

@@ -68,7 +68,6 @@ struct MachineSpec {
   Quantity alu_latency;
   Quantity sfu_interval;              // MUFU.EX2 (ex2.approx.ftz.f32)
   Quantity sfu_latency;
-  Quantity issue_share_age_weight;     // 0: a sub-partition's issue slots and non-SFU pipes serve math ops in order of arrival; >= 1: in turns
   Quantity sfu_share_age_weight;       // 0: a sub-partition's SFU serves math ops in order of arrival; >= 1: in turns, each warp's share growing by this per warp after it
   Quantity convert_interval;          // F2FP.BF16.F32.PACK_AB (cvt.rn.bf16x2.f32)
   Quantity convert_latency;
