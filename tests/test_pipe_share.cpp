@@ -2,7 +2,10 @@
 // against what kernels/probes/pipe_share_probe.cu measured on the H100 (data/measured/h100/pipe-share.txt).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -56,7 +59,7 @@ namespace {
 // The probe's ops, as the DSL ops record them (tiles/ops/pipe_cost.hpp) on its 16 x 128 fp32 tile.
 using tile = rt_fl<16, 128>;
 using rows = row_vec<tile>;
-enum class ProbeOp { exp2_row, add, row_max, softmax };
+enum class ProbeOp { exp2_row, add, row_max, softmax, exp2 };
 std::vector<TraceOp> probe_op(ProbeOp op) {
   const TraceOp exp2_row = engine_test::math(pipe_cost::elementwise<math::exp2_scaled, tile, tile, rows>());
   const TraceOp row_max = engine_test::math(pipe_cost::reduction<true, math::max, rows, tile, true>());
@@ -64,6 +67,7 @@ std::vector<TraceOp> probe_op(ProbeOp op) {
   switch (op) {
     case ProbeOp::exp2_row: return {exp2_row};
     case ProbeOp::add: return {add};
+    case ProbeOp::exp2: return {engine_test::math(pipe_cost::elementwise<math::exp2, tile, tile>())};
     case ProbeOp::row_max: return {row_max, add};
     case ProbeOp::softmax:
       return {row_max, exp2_row, engine_test::math(pipe_cost::reduction<true, math::add, rows, tile, true>()),
@@ -117,21 +121,23 @@ const std::vector<ProbeRow> kProbeRows = {
     {ProbeOp::row_max, 3, 16, 1000, {10713, 11892, 12572}},
 };
 
-// Each warp's end in the engine, on sub-partition 0 of one SM with the machine file's figures.
-std::vector<double> replay(const ProbeRow& row, double sfu_weight) {
+// Each warp's end in the engine, on sub-partition 0 of one SM with the machine file's figures: the
+// first warp runs `first`, the others `others` (the probe's second table; its first, the same op),
+// `reps` times each, warp i after i x delay cycles.
+std::vector<double> replay(ProbeOp first, ProbeOp others, int warp_count, int reps, int delay, double sfu_weight) {
   EngineParams p = engine_params(load_machine_file(find_data_path("machines/h100-sxm.json")));
   p.sms = 1;
   p.sfu_share_age_weight = sfu_weight;
-  const std::vector<TraceOp> one = probe_op(row.op);
-  std::vector<std::vector<TraceOp>> warps(4 * static_cast<size_t>(row.warps));
-  for (int i = 0; i < row.warps; ++i) {
+  std::vector<std::vector<TraceOp>> warps(4 * static_cast<size_t>(warp_count));
+  for (int i = 0; i < warp_count; ++i) {
+    const std::vector<TraceOp> one = probe_op(i == 0 ? first : others);
     auto& w = warps[4 * static_cast<size_t>(i)];
-    if (i * row.delay > 0) {  // the probe's spin: time without instructions
+    if (i * delay > 0) {  // the probe's spin: time without instructions
       TraceOp wait = engine_test::math(PipeCounts{});
-      wait.pipes.chain[static_cast<int>(Pipe::fma)] = static_cast<uint16_t>(i * row.delay / p.pipe_latency[0]);
+      wait.pipes.chain[static_cast<int>(Pipe::fma)] = static_cast<uint16_t>(i * delay / p.pipe_latency[0]);
       w.push_back(wait);
     }
-    for (int r = 0; r < row.reps; ++r) w.insert(w.end(), one.begin(), one.end());
+    for (int r = 0; r < reps; ++r) w.insert(w.end(), one.begin(), one.end());
   }
   HandGrid grid(warps);
   SimOptions opt;
@@ -139,12 +145,15 @@ std::vector<double> replay(const ProbeRow& row, double sfu_weight) {
   const SimReport r = simulate(grid, p, opt);
   double start = 1e300;
   for (const Span& s : r.spans) start = std::min(start, s.start);
-  std::vector<double> end(static_cast<size_t>(row.warps), 0);
+  std::vector<double> end(static_cast<size_t>(warp_count), 0);
   for (const Span& s : r.spans) {
     auto& e = end[s.warp / 4];
     e = std::max(e, s.end - start);
   }
   return end;
+}
+std::vector<double> replay(const ProbeRow& row, double sfu_weight) {
+  return replay(row.op, row.op, row.warps, row.reps, row.delay, sfu_weight);
 }
 
 // What a second and third warp add to each warp's end, against the op alone (which takes out what
@@ -209,4 +218,23 @@ TEST_CASE("the issue slots and the FMA and ALU pipes, booked in order of arrival
   for (const Added& x : added({ProbeOp::row_max}, 1))
     if (x.end > 5000) measured += x.measured, simulated += x.simulated;  // the 16-repetition rows
   CHECK(simulated < 0.5 * measured);
+}
+
+TEST_CASE("the pipe share probe's second table as the engine predicts it", "[.prediction]") {
+  // Prints data/measured/h100/pipe-share-v2-prediction.txt's "in order of arrival" rows (run it by
+  // name): the ops fixed at compile time, the first warp's beside the others', 16 repetitions.
+  using O = ProbeOp;
+  const char* names[] = {"exp2_row", "add", "row_max", "softmax", "exp2"};
+  std::vector<std::tuple<O, O, int>> cases;
+  for (int w = 1; w <= 3; ++w)
+    for (O o : {O::add, O::row_max, O::exp2, O::softmax}) cases.emplace_back(o, o, w);
+  for (int w = 2; w <= 3; ++w)
+    for (auto [a, b] : {std::pair{O::row_max, O::add}, {O::add, O::row_max}, {O::exp2, O::add}, {O::add, O::exp2},
+                        {O::exp2, O::row_max}, {O::softmax, O::add}})
+      cases.emplace_back(a, b, w);
+  for (auto [a, b, w] : cases) {
+    std::printf("%-9s %-9s %-5d %-5d ", names[static_cast<int>(a)], names[static_cast<int>(b)], w, 16);
+    for (double end : replay(a, b, w, 16, 0, 1)) std::printf("  %7.0f", end);
+    std::printf("\n");
+  }
 }
