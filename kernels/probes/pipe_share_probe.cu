@@ -9,7 +9,9 @@
 // times one tile op of the attention forward's softmax on a 16 x 128 fp32 register tile (64 values
 // a lane), folds its results (6 dependent adds deep) and notes when it started and ended. Prints,
 // per case, each warp's start and end in cycles after the common start (median over SMs and
-// sub-partitions).
+// sub-partitions). A second table has each op fixed at compile time (no jump table in the loop) and
+// the first warp of a sub-partition running another op than the others (ALU beside FMA, SFU beside
+// FMA and ALU), started together.
 #include <cuda_runtime.h>
 
 #include <algorithm>
