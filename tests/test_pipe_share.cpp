@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <numeric>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -197,7 +196,6 @@ TEST_CASE("the SFU serves overlapping warps in equal turns, as the pipe share pr
   CHECK(load_machine_file(find_data_path("machines/h100-sxm.json")).sfu_share_age_weight.value == 1);
   CHECK(load_machine_file(find_data_path("machines/h200.json")).sfu_share_age_weight.value == 1);
 }
-
 
 TEST_CASE("the issue slots and the FMA and ALU pipes, booked in order of arrival: one pipe's stream right, reductions side by side not",
           "[engine]") {

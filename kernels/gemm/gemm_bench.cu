@@ -243,9 +243,8 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
     const int reps = flop > 4e12 ? 20 : 50;
     // Every launch of ours times its blocks, so that the row's clock is the clock its times were
     // taken at: the median over the timed launches (the warm-ups' are left out).
-    constexpr int warmups = timed_warmups;
     const int blocks = gemm_launch_blocks(s, r.cfg);
-    const size_t clock_count = size_t(warmups + reps) * blocks;
+    const size_t clock_count = size_t(timed_warmups + reps) * blocks;
     DeviceBuffer clocks(clock_count * sizeof(BlockClock));
     check(cudaMemset(clocks.p, 0, clock_count * sizeof(BlockClock)), "cudaMemset");
     int launch = 0;
@@ -260,7 +259,7 @@ int bench_rows(std::vector<BenchRow>& rows, const std::string& json_path) {
     std::vector<BlockClock> host(clock_count);
     check(cudaMemcpy(host.data(), clocks.p, clock_count * sizeof(BlockClock), cudaMemcpyDeviceToHost), "block clocks");
     std::vector<double> launch_mhz;
-    for (int l = warmups; l < warmups + reps; ++l) launch_mhz.push_back(launch_clock_mhz(host.data() + size_t(l) * blocks, blocks));
+    for (int l = timed_warmups; l < timed_warmups + reps; ++l) launch_mhz.push_back(launch_clock_mhz(host.data() + size_t(l) * blocks, blocks));
     r.sm_clock_mhz = median(launch_mhz);
     r.sm_clock_after_mhz = clock_during(as[0]->p, bs[0]->p, c.p, s, r.cfg);
     r.tflops = flop / r.ms / 1e9;

@@ -110,8 +110,17 @@ __global__ void __launch_bounds__(128 * kMaxWarps, 1) mixed_kernel(int warps, in
   timed_warps(run, warps, 0, out, sink);
 }
 
-// Each warp's median start..end over SMs and sub-partitions, on one line after `label`.
-void print_case(const char* label, const std::vector<long long>& host, int sms, int warps) {
+// Runs a case (`launch()` three times: the last one's clocks count) and prints each warp's median
+// start..end over SMs and sub-partitions, on one line after `label`.
+template <class Launch>
+void run_case(const char* label, Launch launch, int sms, int warps, const long long* out) {
+  std::vector<long long> host(size_t(sms) * 4 * warps * 2);
+  for (int warm = 0; warm < 3; ++warm) {
+    launch();
+    CHECK_CUDA(cudaGetLastError());
+  }
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   std::printf("%s", label);
   const int samples = sms * 4;
   for (int i = 0; i < warps; ++i) {
@@ -126,17 +135,10 @@ void print_case(const char* label, const std::vector<long long>& host, int sms, 
 
 template <Op First, Op Others>
 void mixed_case(int warps, int reps, int sms, long long* out, float* sink) {
-  std::vector<long long> host(size_t(sms) * 4 * warps * 2);
-  for (int warm = 0; warm < 3; ++warm) {
-    mixed_kernel<First, Others><<<sms, 128 * kMaxWarps>>>(warps, reps, out, sink);
-    CHECK_CUDA(cudaGetLastError());
-  }
-  CHECK_CUDA(cudaDeviceSynchronize());
-  CHECK_CUDA(cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
   char label[64];
   std::snprintf(label, sizeof label, "%-9s %-9s %-5d %-5d", kOpNames[static_cast<int>(First)], kOpNames[static_cast<int>(Others)],
                 warps, reps);
-  print_case(label, host, sms, warps);
+  run_case(label, [&] { mixed_kernel<First, Others><<<sms, 128 * kMaxWarps>>>(warps, reps, out, sink); }, sms, warps, out);
 }
 
 int main(int argc, char** argv) {
@@ -167,16 +169,9 @@ int main(int argc, char** argv) {
     cases.push_back({op, 3, 1, 100});
   }
   for (const Case& c : cases) {
-    std::vector<long long> host(size_t(sms) * 4 * c.warps * 2);
-    for (int warm = 0; warm < 3; ++warm) {
-      share_kernel<<<sms, 128 * kMaxWarps>>>(c.op, c.warps, c.reps, c.delay, out, sink);
-      CHECK_CUDA(cudaGetLastError());
-    }
-    CHECK_CUDA(cudaDeviceSynchronize());
-    CHECK_CUDA(cudaMemcpy(host.data(), out, host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
     char label[64];
     std::snprintf(label, sizeof label, "%-9s %-5d %-5d %-6d ", kOpNames[static_cast<int>(c.op)], c.warps, c.reps, c.delay);
-    print_case(label, host, sms, c.warps);
+    run_case(label, [&] { share_kernel<<<sms, 128 * kMaxWarps>>>(c.op, c.warps, c.reps, c.delay, out, sink); }, sms, c.warps, out);
   }
   // The ops fixed at compile time, the first warp's beside the others': each alone, each beside
   // itself, and pairs that need different pipes.
