@@ -48,7 +48,8 @@ class Row:
     pass_: str  # "fwd" or "bwd"
     shape: Shape
     ms: dict = field(default_factory=dict)  # "ours" / "cudnn" / "fa2" -> median ms, None when it did not run
-    sm_clock_mhz: float = None
+    sm_clock_mhz: float = None  # the timed launches of ours: the median of their own clocks
+    sm_clock_after_mhz: float = None  # one more launch of ours after them
     failed: str = None
 
     def label(self):
@@ -148,10 +149,12 @@ class Bench:
                 self.ext.attention_forward(q, q, q, False, None)
             self.torch.cuda.synchronize()
 
-    def time_interleaved(self, runners, sets, reps):
+    def time_interleaved(self, runners, sets, reps, clocks_of=None):
         """Median ms of each runner, run by run in turn (A B C A B C ...) so that all see the same
-        clocks and power state. Before each timed run a GPU spin keeps the stream busy while the host
-        enqueues the work, so that the events bracket GPU time rather than Python's launch overhead."""
+        clocks and power state, and with clocks_of = (q, k, v, causal, backward) the SM clock of each
+        timed launch of ours (MHz, its blocks' median). Before each timed run a GPU spin keeps the
+        stream busy while the host enqueues the work, so that the events bracket GPU time rather
+        than Python's launch overhead."""
         torch = self.torch
         host_s = {name: 0.0 for name in runners}
         for w in range(WARMUPS):
@@ -164,16 +167,21 @@ class Bench:
         spin = getattr(torch.cuda, "_sleep", None)
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         times = {name: [] for name in runners}
-        for r in range(reps):
-            for name, run in runners.items():
-                if spin:
-                    spin(spin_cycles)
-                start.record()
-                run(r % sets)
-                stop.record()
-                stop.synchronize()
-                times[name].append(start.elapsed_time(stop))
-        return {name: statistics.median(t) for name, t in times.items()}
+        if clocks_of:
+            self.ext.clock_recording_start(*clocks_of, reps)
+        try:
+            for r in range(reps):
+                for name, run in runners.items():
+                    if spin:
+                        spin(spin_cycles)
+                    start.record()
+                    run(r % sets)
+                    stop.record()
+                    stop.synchronize()
+                    times[name].append(start.elapsed_time(stop))
+        finally:
+            clocks = self.ext.clock_recording_stop() if clocks_of else []
+        return {name: statistics.median(t) for name, t in times.items()}, clocks
 
     def run_row(self, row):
         torch, s, bwd = self.torch, row.shape, row.pass_ == "bwd"
@@ -226,8 +234,13 @@ class Bench:
         torch.cuda.synchronize()
         time.sleep(0.5)  # idle, so that the power state one row leaves does not carry into the next
         reps = 30 if row.flops() > 1e12 else 50
-        row.ms.update(self.time_interleaved(runners, sets, reps))
-        row.sm_clock_mhz = self.ext.attention_forward_sm_clock_mhz(*inputs[0], s.causal, None, bwd)
+        ms, clocks = self.time_interleaved(runners, sets, reps, clocks_of=(*inputs[0], s.causal, bwd))
+        row.ms.update(ms)
+        if len(clocks) != reps or not all(clocks):
+            row.failed = f"the clock recording saw {len(clocks)} launches of ours for {reps} timed runs, or a launch without a clock"
+            return
+        row.sm_clock_mhz = statistics.median(clocks)
+        row.sm_clock_after_mhz = self.ext.attention_forward_sm_clock_mhz(*inputs[0], s.causal, None, bwd)
 
     def fallback_reference(self, qkv, dout, s):
         for backend in self.fallbacks:
@@ -258,7 +271,8 @@ def json_row(r):
             "median_ms": rounded(r.ms.get("ours")), "tflops": rounded(r.tflops("ours")),
             "cudnn_ms": rounded(r.ms.get("cudnn")), "cudnn_tflops": rounded(r.tflops("cudnn")),
             "fa2_ms": rounded(r.ms.get("fa2")), "fa2_tflops": rounded(r.tflops("fa2")),
-            "sm_clock_mhz": None if not r.sm_clock_mhz else round(r.sm_clock_mhz)}
+            "sm_clock_mhz": None if not r.sm_clock_mhz else round(r.sm_clock_mhz),
+            "sm_clock_after_mhz": None if not r.sm_clock_after_mhz else round(r.sm_clock_after_mhz)}
 
 
 def write_json(path, header, rows):
@@ -280,11 +294,12 @@ def print_table(device, date, rows):
 
     width = max(len(r.label()) for r in rows)
     print(f"\n{device}, {date}")
-    print(f"{'row':<{width}} {'ours':>8} {'cuDNN':>8} {'FA2':>8} {'/cuDNN':>7} {'/FA2':>7} {'MHz':>6}   (TFLOPS)")
+    print(f"{'row':<{width}} {'ours':>8} {'cuDNN':>8} {'FA2':>8} {'/cuDNN':>7} {'/FA2':>7} {'MHz':>6} {'after':>6}   (TFLOPS)")
     for r in rows:
         print(f"{r.label():<{width}} {num(r.tflops('ours'), '8.1f')} {num(r.tflops('cudnn'), '8.1f')} "
               f"{num(r.tflops('fa2'), '8.1f')} {num(ratio(r, 'cudnn'), '7.3f')} {num(ratio(r, 'fa2'), '7.3f')} "
-              f"{num(r.sm_clock_mhz or None, '6.0f')}" + (f"   FAILED: {r.failed}" if r.failed else ""))
+              f"{num(r.sm_clock_mhz or None, '6.0f')} {num(r.sm_clock_after_mhz or None, '6.0f')}" +
+              (f"   FAILED: {r.failed}" if r.failed else ""))
 
 
 def main(argv=None):
@@ -340,8 +355,10 @@ def main(argv=None):
                       "F.scaled_dot_product_attention under sdpa_kernel(backend)); bwd: the backward alone, "
                       "torch.autograd.grad(out, (q, k, v), dout, retain_graph=True) on a graph built once, for all three; "
                       "FLOPs 4 B H N^2 D (halved when causal), backward 2.5 times that; "
-                      "sm_clock_mhz: one more launch of ours right after the timed runs (the whole backward for bwd rows), "
-                      "each block timing itself (clock64 cycles over global-timer ns), median over blocks",
+                      "sm_clock_mhz: each timed launch of ours (the backward's main kernel for bwd rows) has its blocks "
+                      "time themselves (clock64 cycles over global-timer ns), median over blocks, then over the timed "
+                      "launches; sm_clock_after_mhz: the same from one more launch right after the timed runs (the "
+                      "reading before 2026-12-07)",
         }
         write_json(json_path, header, rows)
         print(f"wrote {json_path}", file=sys.stderr)

@@ -139,6 +139,32 @@ def test_sm_clock_record(ext, backward):
     assert 100 < mhz < 3000, f"median SM clock read inside the kernel: {mhz} MHz"
 
 
+def test_clock_recording(ext):
+    """The bench's recording: each launch of ours while it is on (forward, or the backward through
+    autograd) reads its own clock; more launches than asked for, or a stop without a start, raise."""
+    q, k, v = randn(2, 8, 1024, 128), randn(2, 8, 1024, 128), randn(2, 8, 1024, 128)
+    ext.clock_recording_start(q, k, v, False, False, 3)
+    try:
+        for _ in range(2):
+            ext.attention_forward(q, k, v, False, None)
+    finally:
+        mhz = ext.clock_recording_stop()
+    assert len(mhz) == 2 and all(100 < x < 3000 for x in mhz), f"two forwards' clocks: {mhz}"
+    qg, kg, vg = (t.clone().requires_grad_() for t in (q, k, v))
+    o = ts.attention(qg, kg, vg)
+    ext.clock_recording_start(q, k, v, False, True, 1)
+    try:
+        o.sum().backward()  # one backward: its main kernel records
+        with pytest.raises(RuntimeError, match="clock recording is full"):
+            ext.attention_forward(q, k, v, False, None)
+    finally:
+        mhz = ext.clock_recording_stop()
+    assert len(mhz) == 1 and 100 < mhz[0] < 3000, f"the backward's clock: {mhz}"
+    with pytest.raises(RuntimeError, match="without clock_recording_start"):
+        ext.clock_recording_stop()
+    ext.attention_forward(q, k, v, False, None)  # recording off: no slot asked for
+
+
 def _misaligned(shape):
     """A contiguous bf16 tensor whose data starts 2 bytes past an aligned address."""
     return torch.empty(math.prod(shape) + 1, dtype=BF16, device="cuda")[1:].view(shape).normal_()

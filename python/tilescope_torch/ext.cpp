@@ -107,12 +107,66 @@ Tensors3 run_backward(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   return {dq, dk, dv};
 }
 
+// The bench's clock recording: while it is on, the main kernel of every attention launch (forward,
+// or the backward's) has its blocks read their SM clock into the next slot of one buffer, made and
+// zeroed before the timed runs so that they only write 16 bytes a block more. The SM clock of timed
+// runs is theirs, not that of a probe launched after them into whatever power state they left.
+struct ClockRecording {
+  at::Tensor slots;  // [launches, blocks, 2] int64: each block's BlockClock
+  int64_t used = 0;
+};
+std::optional<ClockRecording> clock_recording;
+
+tk::BlockClock* next_clock_slot(const tk::AttentionShape& s, bool backward) {
+  if (!clock_recording) return nullptr;
+  ClockRecording& r = *clock_recording;
+  TORCH_CHECK(r.used < r.slots.size(0), "tilescope: clock recording is full (", r.slots.size(0),
+              " launches): clock_recording_start was given too few");
+  const int blocks = tk::attention_grid_blocks(s, backward, {}, at::cuda::getCurrentDeviceProperties()->multiProcessorCount);
+  TORCH_CHECK(blocks <= r.slots.size(1), "tilescope: a launch of ", blocks, " blocks while recording clocks for ",
+              r.slots.size(1), " (another shape than clock_recording_start's)");
+  return reinterpret_cast<tk::BlockClock*>(r.slots[r.used++].data_ptr<int64_t>());
+}
+
+// The median over one launch's blocks of clock64 cycles over global-timer time, in MHz (0: none recorded).
+double median_block_mhz(const at::TensorAccessor<int64_t, 2>& blocks) {
+  std::vector<double> mhz;
+  for (int64_t i = 0; i < blocks.size(0); ++i)
+    if (blocks[i][1] > 0) mhz.push_back(double(blocks[i][0]) / double(blocks[i][1]) * 1e3);
+  if (mhz.empty()) return 0;
+  std::nth_element(mhz.begin(), mhz.begin() + mhz.size() / 2, mhz.end());
+  return mhz[mhz.size() / 2];
+}
+
+void clock_recording_start(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal, bool backward,
+                           int64_t launches) {
+  const tk::AttentionShape s = attention_shape(q, k, v, causal, std::nullopt);
+  TORCH_CHECK_VALUE(launches > 0, "tilescope: clock_recording_start needs launches > 0, got ", launches);
+  TORCH_CHECK(!clock_recording, "tilescope: clock recording is already on (clock_recording_stop first)");
+  const c10::cuda::CUDAGuard guard(q.device());
+  const int blocks = tk::attention_grid_blocks(s, backward, {}, at::cuda::getCurrentDeviceProperties()->multiProcessorCount);
+  static_assert(sizeof(tk::BlockClock) == 2 * sizeof(int64_t), "BlockClock is two 64-bit counters");
+  clock_recording = ClockRecording{at::zeros({launches, std::max(blocks, 1), 2}, q.options().dtype(at::kLong))};
+}
+
+// Each recorded launch's median block clock, in launch order; recording is off after.
+std::vector<double> clock_recording_stop() {
+  TORCH_CHECK(clock_recording, "tilescope: clock_recording_stop without clock_recording_start");
+  const ClockRecording r = *clock_recording;
+  clock_recording.reset();
+  const at::Tensor host = r.slots.slice(0, 0, r.used).cpu();  // waits for the launches
+  const auto c = host.accessor<int64_t, 3>();
+  std::vector<double> mhz;
+  for (int64_t i = 0; i < r.used; ++i) mhz.push_back(median_block_mhz(c[i]));
+  return mhz;
+}
+
 std::tuple<at::Tensor, at::Tensor> attention_forward(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal,
                                                      std::optional<double> scale) {
   const tk::AttentionShape s = attention_shape(q, k, v, causal, scale);
   const c10::cuda::CUDAGuard guard(q.device());
   at::Tensor o = at::empty(q.sizes(), q.options()), lse = lse_like(q, s);
-  run_forward(q, k, v, o, lse, s, nullptr);
+  run_forward(q, k, v, o, lse, s, next_clock_slot(s, false));
   return {o, lse};
 }
 
@@ -128,11 +182,12 @@ Tensors3 attention_backward(const at::Tensor& q, const at::Tensor& k, const at::
                     "tilescope attention: lse must be [B, H_q, N] = [", s.batch, ", ", s.heads_q, ", ", s.seq, "], got ",
                     lse.sizes());
   const c10::cuda::CUDAGuard guard(q.device());
-  return run_backward(q, k, v, o, dout, lse, s, nullptr);
+  return run_backward(q, k, v, o, dout, lse, s, next_clock_slot(s, true));
 }
 
-// The SM clock while our kernel runs, read inside it: after timed runs the GPU is in the power
-// state they left, which a probe launched later would not see. Median over blocks, in MHz.
+// The SM clock of one more launch, read inside it (median over blocks, MHz): the power state the
+// timed runs left. The bench records the timed launches' own clocks (clock_recording_start) and
+// keeps this reading beside them as sm_clock_after_mhz.
 double attention_forward_sm_clock_mhz(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, bool causal,
                                       std::optional<double> scale, bool backward) {
   const tk::AttentionShape s = attention_shape(q, k, v, causal, scale);
@@ -150,13 +205,7 @@ double attention_forward_sm_clock_mhz(const at::Tensor& q, const at::Tensor& k, 
     run_backward(q, k, v, o, at::randn_like(q), lse, s, record);
   }
   const at::Tensor host = clocks.cpu();  // waits for the launch
-  const auto c = host.accessor<int64_t, 2>();
-  std::vector<double> mhz;
-  for (int i = 0; i < blocks; ++i)
-    if (c[i][1] > 0) mhz.push_back(double(c[i][0]) / double(c[i][1]) * 1e3);
-  if (mhz.empty()) return 0;
-  std::nth_element(mhz.begin(), mhz.begin() + mhz.size() / 2, mhz.end());
-  return mhz[mhz.size() / 2];
+  return median_block_mhz(host.accessor<int64_t, 2>());
 }
 
 at::Tensor gemm(const at::Tensor& a, const at::Tensor& b) {
@@ -210,6 +259,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "one more forward (or forward + backward, timing the backward) with every block reading its clock: median MHz",
         py::arg("q"), py::arg("k"), py::arg("v"), py::arg("causal") = false, py::arg("scale") = py::none(),
         py::arg("backward") = false);
+  m.def("clock_recording_start", &clock_recording_start,
+        "from now on every attention launch of this shape (forward, or backward) records its blocks' SM clocks, "
+        "up to `launches` launches",
+        py::arg("q"), py::arg("k"), py::arg("v"), py::arg("causal"), py::arg("backward"), py::arg("launches"));
+  m.def("clock_recording_stop", &clock_recording_stop, "each recorded launch's median block SM clock (MHz); recording off");
   m.def("gemm", &gemm, "c = a @ b for bf16 a (M x K) and b (K x N), bf16 c", py::arg("a"), py::arg("b"));
   m.def("gemm_fp8", &gemm_fp8, "c = scale_a scale_b a @ b_t.T for float8_e4m3fn a (M x K) and b_t (N x K), bf16 c", py::arg("a"),
         py::arg("b_t"), py::arg("scale_a") = 1.0, py::arg("scale_b") = 1.0);
