@@ -72,7 +72,9 @@ VerbRun add_sim_verb(CLI::App& cli) {
                   100 * r.tensor_busy, 100 * r.tma_busy, 100 * r.l2_busy, 100 * r.l2_store_busy, 100 * r.hbm_busy);
       std::printf("bank conflicts      %llu (of %llu wavefronts in register <-> shared moves)\n",
                   (unsigned long long)r.bank_conflicts, (unsigned long long)r.smem_wavefronts);
-      std::printf("L2 hit rate         %5.1f %%\n", 100 * r.l2_hit_rate());
+      std::printf("L2 hit rate         %5.1f %% of the bytes read; %5.1f %% of the L2's lookups (%.0f %% of the bytes looked up,"
+                  " the rest served by a lookup in flight)\n",
+                  100 * r.l2_hit_rate(), 100 * r.l2_lookup_hit_rate(), 100 * r.l2_lookup_share());
       std::printf("HBM bytes           read %.3f GB  written %.3f GB\n", r.hbm_read_bytes / 1e9, r.hbm_write_bytes / 1e9);
       std::printf("grid                %u blocks, %u per SM\n", r.blocks, r.blocks_per_sm);
     }

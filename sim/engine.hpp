@@ -75,6 +75,7 @@ struct EngineParams {
   // The L2 is split into partitions, each caching for the SMs wired to it (H100 whitepaper): a line
   // two halves of the chip both read is fetched, and held, once per partition.
   uint32_t l2_partitions = 2;
+  double l2_merge_window = 60;  // cycles a box's lookup serves other requests for it (sim/l2.hpp)
   uint32_t smem_per_sm = 228 * 1024;
   uint32_t registers_per_sm = 65536;
   uint32_t max_threads_per_sm = 2048;
@@ -143,6 +144,7 @@ struct SimReport {
   std::array<std::array<SmemStats, kSmemWalks>, 2> smem{};  // [store][SmemWalk]
   uint64_t l2_hits = 0, l2_misses = 0;  // boxes
   uint64_t l2_hit_bytes = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
+  uint64_t l2_merged_bytes = 0;  // of l2_hit_bytes: served by another request's lookup in flight (sim/l2.hpp)
   uint64_t ops = 0;
   uint32_t blocks = 0, blocks_per_sm = 0;
   std::vector<Span> spans;  // only for the SMs asked for
@@ -154,9 +156,21 @@ struct SimReport {
     double cycles = 0;
   };
   std::vector<Launch> launches;
+  // Of the bytes TMA and plain loads read, the share the L2 held.
   double l2_hit_rate() const {
     const double total = double(l2_hit_bytes) + double(hbm_read_bytes);
     return total > 0 ? double(l2_hit_bytes) / total : 0;
+  }
+  // Of the L2's lookups (merged requests counted once, with the lookup that served them), the share
+  // that hit: what Nsight Compute's lts__t_sector_hit_rate counts.
+  double l2_lookup_hit_rate() const {
+    const double hits = double(l2_hit_bytes - l2_merged_bytes), total = hits + double(hbm_read_bytes);
+    return total > 0 ? hits / total : 0;
+  }
+  // Of the bytes the L2 delivered for reads, the share it looked up (1: no request merged).
+  double l2_lookup_share() const {
+    const double total = double(l2_hit_bytes) + double(hbm_read_bytes);
+    return total > 0 ? (total - double(l2_merged_bytes)) / total : 0;
   }
 };
 

@@ -54,6 +54,7 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.kernel_launch_cycles = m.launch_latency_timed.value * p.clock_mhz;
   p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
   p.l2_partitions = static_cast<uint32_t>(m.l2_partitions.value);
+  p.l2_merge_window = m.l2_merge_window.value;
   p.smem_per_sm = static_cast<uint32_t>(m.smem_per_sm.value * 1024);
   p.registers_per_sm = static_cast<uint32_t>(m.registers_per_sm.value);
   return p;

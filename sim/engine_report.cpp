@@ -78,6 +78,7 @@ void append_launch(SimReport& total, const SimReport& next, bool whole) {
   total.smem_wavefronts += next.smem_wavefronts;
   total.l2_hits += next.l2_hits, total.l2_misses += next.l2_misses;
   total.l2_hit_bytes += next.l2_hit_bytes, total.hbm_read_bytes += next.hbm_read_bytes;
+  total.l2_merged_bytes += next.l2_merged_bytes;
   total.hbm_write_bytes += next.hbm_write_bytes;
   total.ops += next.ops;
   if (whole) {

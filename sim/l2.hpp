@@ -7,6 +7,12 @@
 // Every box access is one lookup, so the structure is flat: entries in a vector linked into the
 // LRU order by index, and an open-addressed table (linear probing, backward-shift deletion) from
 // box to entry. Nothing is allocated per access.
+//
+// Requests for a box whose lookup is still in flight are served by that lookup: the GPU's L2 slices
+// look up 0.45-0.49 of the sectors its crossbar delivers to a GEMM's SMs, which read the same A and
+// B slices at about the same time (Nsight Compute on the H100, data/measured/h100/
+// ncu-gemm-l2-tiles-2026-12-07.txt). access_at() says which requests such a lookup serves
+// (Lookup::merged), so that a hit rate can be counted the way the GPU's counters count it.
 #include <cstdint>
 #include <vector>
 
@@ -14,12 +20,19 @@
 
 namespace ts::sim {
 
+enum class Lookup { miss, hit, merged };
+
 class BoxCache {
  public:
   explicit BoxCache(uint64_t capacity_bytes) : capacity_(capacity_bytes), table_(kInitialSlots, kEmpty) {}
 
   // Returns true on a hit. A miss inserts the box, evicting the least recently used.
-  bool access(const GlobalBox& box) {
+  bool access(const GlobalBox& box) { return access_at(box, 0, 0, 0) != Lookup::miss; }
+
+  // The same, for a request reaching the L2 at `now`: merged when it comes while an earlier
+  // request's lookup of the box is in flight (until `hit_window` cycles after a hit's lookup,
+  // `miss_window` after a miss's, whose data comes from HBM); a merged request starts no lookup.
+  Lookup access_at(const GlobalBox& box, double now, double hit_window, double miss_window) {
     const Key key{box.tensor, box.rows, box.row_bytes, box.offset};
     size_t slot = home(key);
     for (; table_[slot] != kEmpty; slot = (slot + 1) & mask()) {
@@ -27,16 +40,19 @@ class BoxCache {
       if (entries_[e].key == key) {
         unlink(e);
         push_front(e);
-        return true;
+        if (now < entries_[e].in_flight_until) return Lookup::merged;
+        entries_[e].in_flight_until = now + hit_window;
+        return Lookup::hit;
       }
     }
     const int32_t e = new_entry(key, uint64_t{box.rows} * box.row_bytes);
+    entries_[e].in_flight_until = now + miss_window;
     table_[slot] = e;
     push_front(e);
     used_ += entries_[e].bytes;
     while (used_ > capacity_ && tail_ != kEmpty) evict(tail_);
     if (2 * live_ > table_.size()) grow();
-    return false;
+    return Lookup::miss;
   }
 
  private:
@@ -48,6 +64,7 @@ class BoxCache {
   struct Entry {
     Key key;
     uint64_t bytes = 0;
+    double in_flight_until = 0;  // its last lookup serves requests until then
     int32_t prev = kEmpty, next = kEmpty;  // LRU neighbours (front: most recent); free list via next
   };
   static constexpr int32_t kEmpty = -1;
@@ -64,7 +81,7 @@ class BoxCache {
     int32_t e = free_;
     if (e != kEmpty) free_ = entries_[e].next;
     else e = static_cast<int32_t>(entries_.size()), entries_.emplace_back();
-    entries_[e] = {key, bytes, kEmpty, kEmpty};
+    entries_[e] = {key, bytes, 0, kEmpty, kEmpty};
     ++live_;
     return e;
   }

@@ -72,6 +72,7 @@ const std::vector<MachineField>& machine_fields() {
       {"tma_write_tensor_stall", "cycles/byte", &MachineSpec::tma_write_tensor_stall},
       {"l2_hit_bandwidth", "TB/s", &MachineSpec::l2_hit_bandwidth},
       {"l2_tma_bandwidth", "TB/s", &MachineSpec::l2_tma_bandwidth},
+      {"l2_merge_window", "cycles", &MachineSpec::l2_merge_window},
       {"sm_clock_gemm_sustained", "MHz", &MachineSpec::sm_clock_gemm_sustained},
       {"sm_clock_boost", "MHz", &MachineSpec::sm_clock_boost},
       {"tma_load_latency_under_load", "cycles", &MachineSpec::tma_load_latency_under_load},

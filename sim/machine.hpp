@@ -86,6 +86,7 @@ struct MachineSpec {
   Quantity tma_write_tensor_stall;       // cycles/byte: what each byte a TMA load lands costs the SM's busy tensor cores
   Quantity l2_hit_bandwidth;          // TB/s, whole chip, reads that hit
   Quantity l2_tma_bandwidth;          // TB/s, whole chip, what TMA loads of a GEMM draw from the L2
+  Quantity l2_merge_window;           // cycles a lookup serves other requests for its box (sim/l2.hpp)
   Quantity tma_load_latency_under_load;  // cycles, a 16 KB box while every SM streams tiles
   Quantity tma_store_latency;         // cycles, one 16 KB box stored alone, issue to its shared source read
   Quantity tma_store_latency_under_load;  // cycles, the same while every SM streams stores

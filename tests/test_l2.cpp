@@ -33,3 +33,22 @@ TEST_CASE("L2 box cache: thousands of boxes stay consistent through growth and e
   for (uint64_t i = 0; i < boxes; ++i) REQUIRE_FALSE(l2.access(box((boxes + i) * 8192)));
   for (uint64_t i = 0; i < boxes; i += 97) CHECK_FALSE(l2.access(box(i * 8192)));
 }
+
+TEST_CASE("L2 box cache: a request while a lookup is in flight is merged into it", "[l2]") {
+  using ts::sim::Lookup;
+  BoxCache l2(4 * 8192);
+  // A miss's lookup is in flight for the miss window (its data comes from HBM), a hit's for the hit window.
+  CHECK(l2.access_at(box(0), 100, 300, 700) == Lookup::miss);
+  CHECK(l2.access_at(box(0), 500, 300, 700) == Lookup::merged);  // within 100 + 700
+  CHECK(l2.access_at(box(0), 799, 300, 700) == Lookup::merged);
+  CHECK(l2.access_at(box(0), 800, 300, 700) == Lookup::hit);     // the fill is done: a lookup of its own
+  CHECK(l2.access_at(box(0), 1000, 300, 700) == Lookup::merged); // within 800 + 300
+  CHECK(l2.access_at(box(0), 1100, 300, 700) == Lookup::hit);
+  // A merged request does not extend the window: the lookup it joined ends when it ends.
+  CHECK(l2.access_at(box(0), 1200, 300, 700) == Lookup::merged);
+  CHECK(l2.access_at(box(0), 1400, 300, 700) == Lookup::hit);
+  // Another box, and the plain access (no windows), which never merges.
+  CHECK(l2.access_at(box(8192), 1400, 300, 700) == Lookup::miss);
+  CHECK(l2.access(box(8192)));
+  CHECK(l2.access(box(8192)));
+}
