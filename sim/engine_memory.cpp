@@ -13,7 +13,7 @@ namespace ts::sim::engine_state {
 // where is not published.)
 bool Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
   const uint64_t bytes = uint64_t{box.rows} * box.row_bytes;
-  const Lookup lookup = l2_[size_t{sm} * l2_.size() / p_.sms].access_at(box, start, p_.l2_merge_window, p_.l2_merge_window);
+  const Lookup lookup = l2_[size_t{sm} * l2_.size() / p_.sms].access_at(box, start, p_.l2_merge_window);
   const bool hit = lookup != Lookup::miss;
   l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
   l2_busy_ += bytes / p_.l2_bytes_per_cycle;

@@ -27,12 +27,11 @@ class BoxCache {
   explicit BoxCache(uint64_t capacity_bytes) : capacity_(capacity_bytes), table_(kInitialSlots, kEmpty) {}
 
   // Returns true on a hit. A miss inserts the box, evicting the least recently used.
-  bool access(const GlobalBox& box) { return access_at(box, 0, 0, 0) != Lookup::miss; }
+  bool access(const GlobalBox& box) { return access_at(box, 0, 0) != Lookup::miss; }
 
-  // The same, for a request reaching the L2 at `now`: merged when it comes while an earlier
-  // request's lookup of the box is in flight (until `hit_window` cycles after a hit's lookup,
-  // `miss_window` after a miss's, whose data comes from HBM); a merged request starts no lookup.
-  Lookup access_at(const GlobalBox& box, double now, double hit_window, double miss_window) {
+  // The same, for a request reaching the L2 at `now`: merged when it comes within `window` cycles
+  // of the lookup that last looked the box up (a hit's or a miss's); a merged request starts none.
+  Lookup access_at(const GlobalBox& box, double now, double window) {
     const Key key{box.tensor, box.rows, box.row_bytes, box.offset};
     size_t slot = home(key);
     for (; table_[slot] != kEmpty; slot = (slot + 1) & mask()) {
@@ -41,12 +40,12 @@ class BoxCache {
         unlink(e);
         push_front(e);
         if (now < entries_[e].in_flight_until) return Lookup::merged;
-        entries_[e].in_flight_until = now + hit_window;
+        entries_[e].in_flight_until = now + window;
         return Lookup::hit;
       }
     }
     const int32_t e = new_entry(key, uint64_t{box.rows} * box.row_bytes);
-    entries_[e].in_flight_until = now + miss_window;
+    entries_[e].in_flight_until = now + window;
     table_[slot] = e;
     push_front(e);
     used_ += entries_[e].bytes;

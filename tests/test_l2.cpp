@@ -37,18 +37,17 @@ TEST_CASE("L2 box cache: thousands of boxes stay consistent through growth and e
 TEST_CASE("L2 box cache: a request while a lookup is in flight is merged into it", "[l2]") {
   using ts::sim::Lookup;
   BoxCache l2(4 * 8192);
-  // A miss's lookup is in flight for the miss window (its data comes from HBM), a hit's for the hit window.
-  CHECK(l2.access_at(box(0), 100, 300, 700) == Lookup::miss);
-  CHECK(l2.access_at(box(0), 500, 300, 700) == Lookup::merged);  // within 100 + 700
-  CHECK(l2.access_at(box(0), 799, 300, 700) == Lookup::merged);
-  CHECK(l2.access_at(box(0), 800, 300, 700) == Lookup::hit);     // the fill is done: a lookup of its own
-  CHECK(l2.access_at(box(0), 1000, 300, 700) == Lookup::merged); // within 800 + 300
-  CHECK(l2.access_at(box(0), 1100, 300, 700) == Lookup::hit);
+  // Each lookup, a miss's or a hit's, serves the requests of the next 300 cycles.
+  CHECK(l2.access_at(box(0), 100, 300) == Lookup::miss);
+  CHECK(l2.access_at(box(0), 250, 300) == Lookup::merged);
+  CHECK(l2.access_at(box(0), 399, 300) == Lookup::merged);
+  CHECK(l2.access_at(box(0), 400, 300) == Lookup::hit);     // a lookup of its own
+  CHECK(l2.access_at(box(0), 600, 300) == Lookup::merged);  // within 400 + 300
   // A merged request does not extend the window: the lookup it joined ends when it ends.
-  CHECK(l2.access_at(box(0), 1200, 300, 700) == Lookup::merged);
-  CHECK(l2.access_at(box(0), 1400, 300, 700) == Lookup::hit);
-  // Another box, and the plain access (no windows), which never merges.
-  CHECK(l2.access_at(box(8192), 1400, 300, 700) == Lookup::miss);
+  CHECK(l2.access_at(box(0), 699, 300) == Lookup::merged);
+  CHECK(l2.access_at(box(0), 700, 300) == Lookup::hit);
+  // Another box, and the plain access (no window), which reports a hit either way.
+  CHECK(l2.access_at(box(8192), 700, 300) == Lookup::miss);
   CHECK(l2.access(box(8192)));
   CHECK(l2.access(box(8192)));
 }

@@ -107,6 +107,11 @@ Tensors3 run_backward(const at::Tensor& q, const at::Tensor& k, const at::Tensor
   return {dq, dk, dv};
 }
 
+// Blocks of the main kernel of a forward or a backward on this GPU: one BlockClock each.
+int main_kernel_blocks(const tk::AttentionShape& s, bool backward) {
+  return tk::attention_grid_blocks(s, backward, {}, at::cuda::getCurrentDeviceProperties()->multiProcessorCount);
+}
+
 // The bench's clock recording: while it is on, the main kernel of every attention launch (forward,
 // or the backward's) has its blocks read their SM clock into the next slot of one buffer, made and
 // zeroed before the timed runs so that they only write 16 bytes a block more. The SM clock of timed
@@ -122,7 +127,7 @@ tk::BlockClock* next_clock_slot(const tk::AttentionShape& s, bool backward) {
   ClockRecording& r = *clock_recording;
   TORCH_CHECK(r.used < r.slots.size(0), "tilescope: clock recording is full (", r.slots.size(0),
               " launches): clock_recording_start was given too few");
-  const int blocks = tk::attention_grid_blocks(s, backward, {}, at::cuda::getCurrentDeviceProperties()->multiProcessorCount);
+  const int blocks = main_kernel_blocks(s, backward);
   TORCH_CHECK(blocks <= r.slots.size(1), "tilescope: a launch of ", blocks, " blocks while recording clocks for ",
               r.slots.size(1), " (another shape than clock_recording_start's)");
   return reinterpret_cast<tk::BlockClock*>(r.slots[r.used++].data_ptr<int64_t>());
@@ -144,7 +149,7 @@ void clock_recording_start(const at::Tensor& q, const at::Tensor& k, const at::T
   TORCH_CHECK_VALUE(launches > 0, "tilescope: clock_recording_start needs launches > 0, got ", launches);
   TORCH_CHECK(!clock_recording, "tilescope: clock recording is already on (clock_recording_stop first)");
   const c10::cuda::CUDAGuard guard(q.device());
-  const int blocks = tk::attention_grid_blocks(s, backward, {}, at::cuda::getCurrentDeviceProperties()->multiProcessorCount);
+  const int blocks = main_kernel_blocks(s, backward);
   static_assert(sizeof(tk::BlockClock) == 2 * sizeof(int64_t), "BlockClock is two 64-bit counters");
   clock_recording = ClockRecording{at::zeros({launches, std::max(blocks, 1), 2}, q.options().dtype(at::kLong))};
 }
@@ -192,7 +197,7 @@ double attention_forward_sm_clock_mhz(const at::Tensor& q, const at::Tensor& k, 
                                       std::optional<double> scale, bool backward) {
   const tk::AttentionShape s = attention_shape(q, k, v, causal, scale);
   const c10::cuda::CUDAGuard guard(q.device());
-  const int blocks = tk::attention_grid_blocks(s, backward, {}, at::cuda::getCurrentDeviceProperties()->multiProcessorCount);
+  const int blocks = main_kernel_blocks(s, backward);
   if (blocks <= 0) return 0;
   static_assert(sizeof(tk::BlockClock) == 2 * sizeof(int64_t), "BlockClock is two 64-bit counters");
   at::Tensor clocks = at::zeros({blocks, 2}, q.options().dtype(at::kLong));
