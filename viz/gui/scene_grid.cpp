@@ -1,5 +1,5 @@
 // Scene "grid": the GEMM's output tiles in block order, coloured by the wave that computes them
-// (or by the L2 hit rate of their loads), the A and B blocks one wave reads against the L2's size,
+// (or by the share of their loads' bytes the L2 served), the A and B blocks one wave reads against the L2's size,
 // with split-K the K ranges each tile is cut into, and the simulated L2 and HBM figures beside the
 // measured ones.
 #include <algorithm>
@@ -427,13 +427,16 @@ void draw_grid(const GridState& s, const SceneContext& c, Rect area) {
   p.heading("Simulated, " + shape_text(run.shape), colour::simulated);
   if (sim && sim->error.empty()) {
     const auto& r = sim->report;
-    p.line(short_number(r.tflops) + " TFLOPS at " + short_number(sim->clock_mhz) + " MHz, L2 hit rate " + pct(r.l2_hit_rate()));
+    p.line(short_number(r.tflops) + " TFLOPS at " + short_number(sim->clock_mhz) + " MHz");
+    // Two rates: the bytes the L2 served, and its lookups that hit (requests merged into a lookup in
+    // flight are not lookups): the second is what Nsight Compute's lts__t_sector_hit_rate counts.
+    p.line("L2 served " + pct(r.l2_hit_rate()) + " of the bytes read; " + pct(r.l2_lookup_hit_rate()) + " of its lookups hit");
     p.line("HBM read " + bytes_text(double(r.hbm_read_bytes)) + ", written " + bytes_text(double(r.hbm_write_bytes)));
     p.line("HBM read bandwidth " + rate_text(r.seconds > 0 ? r.hbm_read_bytes / r.seconds : 0));
     if (m.cluster > 1) {  // the plain kernel beside it, same shape and clock
       if (twin && twin->error.empty())
-        p.line("without clusters: " + short_number(twin->report.tflops) + " TFLOPS, L2 hit rate " + pct(twin->report.l2_hit_rate()) +
-               ", HBM read " + bytes_text(double(twin->report.hbm_read_bytes)));
+        p.line("without clusters: " + short_number(twin->report.tflops) + " TFLOPS, L2 served " + pct(twin->report.l2_hit_rate()) +
+               " of the bytes, HBM read " + bytes_text(double(twin->report.hbm_read_bytes)));
       else
         p.line("without clusters: " + sim_status(plain, twin.get(), c.sims), colour::dim_text);
     }

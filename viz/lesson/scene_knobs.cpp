@@ -214,7 +214,7 @@ std::vector<KnobSpec> specs_of(GridState& s) {
   static constexpr TileColour colours[] = {TileColour::wave, TileColour::l2};
   auto k = gemm_knobs(s.gemm, {"m", "n", "k", "in", "stages", "block_n", "order", "group", "persistent", "cluster", "split_k", "tail_split"});
   k.push_back(number_knob("wave", "the wave whose A and B blocks are marked", s.wave, 0, 4095));
-  k.push_back(choice_knob("colour", "tiles coloured by wave, or by the L2 hit rate of their loads", s.colour, colours));
+  k.push_back(choice_knob("colour", "tiles coloured by wave, or by the share of their loads' bytes the L2 served", s.colour, colours));
   return k;
 }
 
