@@ -45,6 +45,7 @@ struct EngineParams {
   double tma_latency_hbm = 900;             // ... and for an HBM miss
   double l2_bytes_per_cycle = 5500;         // chip-wide L2 -> SM bandwidth
   double hbm_bytes_per_cycle = 1640;        // chip-wide HBM bandwidth
+  double hbm_scattered_bytes_per_cycle = 1640;  // the same for a box's scattered short rows (Engine::read_global)
   double tma_store_latency = 557;           // a store alone: issue to its shared source read
   double tma_store_latency_under_load = 4300;  // ... while every SM stores
   double store_bytes_per_cycle = 1970;      // chip-wide rate at which the L2 takes TMA stores

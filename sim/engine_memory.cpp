@@ -10,11 +10,20 @@ namespace ts::sim::engine_state {
 
 // `box` read from global memory from `start` on: the L2's queue, and HBM's on a miss, counted in the
 // report. Returns whether it hit. (SMs are wired to partitions in contiguous halves: which SM sits
-// where is not published.)
+// where is not published.) HBM moves a box at the copy's rate (hbm_bytes_per_cycle) when its rows
+// are one run of bytes, or continue the rows of the box the SM read just before (a B slice's four
+// 128-byte boxes side by side), and at the scattered rate when it starts short rows of its own
+// (A's boxes: 128 bytes of each of 64 rows): kernels/probes/hbm_pattern_probe.cu.
 bool Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
   const uint64_t bytes = uint64_t{box.rows} * box.row_bytes;
   const Lookup lookup = l2_[size_t{sm} * l2_.size() / p_.sms].access_at(box, start, p_.l2_merge_window);
   const bool hit = lookup != Lookup::miss;
+  GlobalBox& last = sms_[sm].last_read;
+  const bool one_run = box.rows <= 1 || box.row_pitch <= box.row_bytes;
+  const bool continues = last.tensor == box.tensor && last.rows == box.rows && last.row_pitch == box.row_pitch &&
+                         box.offset == last.offset + last.row_bytes;
+  last = box;
+  const double hbm_rate = one_run || continues ? p_.hbm_bytes_per_cycle : p_.hbm_scattered_bytes_per_cycle;
   l2_free_ = std::max(l2_free_, start) + bytes / p_.l2_bytes_per_cycle;
   l2_busy_ += bytes / p_.l2_bytes_per_cycle;
   if (hit) {
@@ -24,8 +33,8 @@ bool Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
   } else {
     ++report_.l2_misses;
     report_.hbm_read_bytes += bytes;
-    hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
-    hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
+    hbm_free_ = std::max(hbm_free_, start) + bytes / hbm_rate;
+    hbm_busy_ += bytes / hbm_rate;
   }
   return hit;
 }

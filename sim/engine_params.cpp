@@ -46,6 +46,7 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   const double bytes_per_cycle_per_tbs = 1e12 / (p.clock_mhz * 1e6);
   p.l2_bytes_per_cycle = m.l2_tma_bandwidth.value * bytes_per_cycle_per_tbs;
   p.hbm_bytes_per_cycle = m.hbm_bandwidth_measured.value * bytes_per_cycle_per_tbs;
+  p.hbm_scattered_bytes_per_cycle = m.hbm_bandwidth_scattered.value * bytes_per_cycle_per_tbs;
   p.tma_store_latency = m.tma_store_latency.value;
   p.tma_store_latency_under_load = m.tma_store_latency_under_load.value;
   p.store_bytes_per_cycle = m.tma_store_bandwidth.value * bytes_per_cycle_per_tbs;

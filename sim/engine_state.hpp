@@ -108,6 +108,7 @@ struct Sm {
   double tma_free = 0, lsu_free = 0, tma_data_free = 0;
   double tma_busy = 0;
   uint32_t blocks = 0, threads = 0, shared = 0, registers = 0;
+  GlobalBox last_read{};  // the box this SM read last (Engine::read_global: does the next continue its rows?)
 };
 
 // A warp may run again at `time`; or a wake group (several warps) may; or a tensor core reaches a

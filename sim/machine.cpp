@@ -82,6 +82,7 @@ const std::vector<MachineField>& machine_fields() {
       {"tma_reduce_bandwidth", "TB/s", &MachineSpec::tma_reduce_bandwidth},
       {"l2_hit_latency", "cycles", &MachineSpec::l2_hit_latency},
       {"hbm_bandwidth_measured", "TB/s", &MachineSpec::hbm_bandwidth_measured},
+      {"hbm_bandwidth_scattered", "TB/s", &MachineSpec::hbm_bandwidth_scattered},
       {"hbm_latency_measured", "cycles", &MachineSpec::hbm_latency_measured},
       {"launch_overhead", "us", &MachineSpec::launch_overhead},
       {"launch_latency_timed", "us", &MachineSpec::launch_latency_timed},
@@ -213,7 +214,7 @@ MachineSpec parse_machine_json(const std::string& text, const fs::path& file) {
                    "wgmma_m64n256k16_interval", "wgmma_m64n256k32_fp8_interval", "tma_bandwidth_per_sm", "smem_bandwidth_per_sm", "l2_hit_bandwidth", "l2_tma_bandwidth", "sm_clock_gemm_sustained",
                    "sm_clock_boost", "tma_store_bandwidth", "tma_reduce_bandwidth", "sub_partitions", "issue_per_cycle", "fma_interval",
                    "alu_interval", "sfu_interval", "convert_interval", "shuffle_interval",
-                   "hbm_bandwidth_measured", "l2_line_size", "l2_sector_size", "l2_associativity", "l2_partitions"}) {
+                   "hbm_bandwidth_measured", "hbm_bandwidth_scattered", "l2_line_size", "l2_sector_size", "l2_associativity", "l2_partitions"}) {
     if ((spec.*find_machine_field(key)->member).value == 0) fail(file, "field '" + std::string(key) + "' is zero");
   }
   return spec;

@@ -75,13 +75,13 @@ inline EngineParams pipe_params() {  // round figures: FMA 1/cycle, latency 4; S
 
 inline TraceOp load(uint32_t barrier, uint64_t offset, uint32_t rows = 128, uint32_t row_bytes = 128) {
   TraceOp o = op(OpKind::tma_load, barrier, 0, uint64_t{rows} * row_bytes);
-  o.box = GlobalBox{0, rows, row_bytes, offset};
+  o.box = GlobalBox{.tensor = 0, .rows = rows, .row_bytes = row_bytes, .row_pitch = row_bytes, .offset = offset};  // one run of bytes
   return o;
 }
 
 inline TraceOp store(uint64_t offset) {  // a 16 KB box of another tensor
   TraceOp o = op(OpKind::tma_store, 0, 0, 16384);
-  o.box = GlobalBox{2, 128, 128, offset};
+  o.box = GlobalBox{.tensor = 2, .rows = 128, .row_bytes = 128, .row_pitch = 128, .offset = offset};
   return o;
 }
 

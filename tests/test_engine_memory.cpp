@@ -127,7 +127,7 @@ TEST_CASE("a plain global load waits for its data, HBM's latency on a miss and t
   p.gmem_latency_l2 = 300;
   p.gmem_latency_hbm = 700;
   TraceOp row = op(OpKind::gmem_load, 0, 0, 64);
-  row.box = GlobalBox{3, 1, 64, 0};
+  row.box = GlobalBox{.tensor = 3, .rows = 1, .row_bytes = 64, .row_pitch = 64, .offset = 0};
   TraceOp out = row;
   out.kind = OpKind::gmem_store;
   out.box.tensor = 4;
@@ -161,4 +161,27 @@ TEST_CASE("a TMA load's bytes cost the receiving SM's busy tensor cores, not idl
   p.tma_write_tensor_stall = 0;
   HandGrid off({consumer, consumer, consumer, consumer, producer});
   CHECK(simulate(off, p).cycles == Approx(2 * 522));
+}
+
+TEST_CASE("HBM moves boxes of scattered short rows at its scattered rate, runs of bytes at the copy's", "[engine]") {
+  // Two 8 KB misses back to back, timed on the HBM server (L2 and port made fast, HBM latency 400):
+  // the copy's rate 50 bytes/cycle, the scattered rate 25. A box whose rows are one run (pitch =
+  // row bytes) takes 8192/50 each; a box of 64 rows of 128 bytes at a 32 KB pitch starts rows of its
+  // own (8192/25); the next box of the same rows, 128 bytes on, continues them (8192/50), as a B
+  // slice's four boxes side by side do; the next 64 rows below it do not (A's second box).
+  EngineParams p = simple_params();
+  p.l2_bytes_per_cycle = 1e12;
+  p.hbm_scattered_bytes_per_cycle = 25;
+  const auto box = [](uint64_t offset, uint32_t pitch) {
+    TraceOp o = load(1, offset, 64, 128);
+    o.box.row_pitch = pitch;
+    return o;
+  };
+  const auto two_loads = [&](TraceOp first, TraceOp second) {
+    HandGrid grid({{op(OpKind::barrier_init, 1, 1), op(OpKind::expect_bytes, 1, 0, 16384), first, second, op(OpKind::wait, 1, 0)}});
+    return simulate(grid, p).cycles;
+  };
+  CHECK(two_loads(box(0, 128), box(8192, 128)) == Approx(2 * 8192.0 / 50 + 400));                 // one run each
+  CHECK(two_loads(box(0, 32768), box(128, 32768)) == Approx(8192.0 / 25 + 8192.0 / 50 + 400));     // B: the second continues
+  CHECK(two_loads(box(0, 32768), box(64 * 32768, 32768)) == Approx(2 * 8192.0 / 25 + 400));        // A: both start rows
 }

@@ -7,7 +7,9 @@ using ts::sim::BoxCache;
 using ts::sim::GlobalBox;
 
 namespace {
-GlobalBox box(uint64_t offset, uint32_t tensor = 1) { return {tensor, 64, 128, offset}; }  // 8 KB each
+GlobalBox box(uint64_t offset, uint32_t tensor = 1) {  // 8 KB each
+  return {.tensor = tensor, .rows = 64, .row_bytes = 128, .row_pitch = 128, .offset = offset};
+}
 }  // namespace
 
 TEST_CASE("L2 box cache: hits, least-recently-used eviction, capacity in bytes", "[l2]") {

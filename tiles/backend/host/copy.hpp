@@ -39,6 +39,7 @@ inline void trace_vector_copy(sim::OpKind kind, const G& g, int64_t b, int64_t h
     op.box.offset = static_cast<uint64_t>(g.offset(b, h, r0, c_first)) * sizeof(T);
     op.box.rows = 1;
     op.box.row_bytes = bytes;
+    op.box.row_pitch = bytes;
   }
 }
 

@@ -78,6 +78,7 @@ inline void trace_boxes(sim::OpKind kind, const map<ST>& m, coord idx, uint32_t 
     op.box.offset = static_cast<uint64_t>((((idx.b * m.dims[1] + idx.h) * m.dims[2] + r0) * m.dims[3] + c0) * int64_t{sizeof(T)});
     op.box.rows = static_cast<uint32_t>(rows);
     op.box.row_bytes = static_cast<uint32_t>(cols * int64_t{sizeof(T)});
+    op.box.row_pitch = static_cast<uint32_t>(m.dims[3] * int64_t{sizeof(T)});
   }
 }
 

@@ -69,8 +69,10 @@ struct GlobalBox {
   uint32_t tensor = 0;     // which tensor (distinct tensors never share cache lines)
   uint32_t rows = 0;
   uint32_t row_bytes = 0;  // in-range bytes of each row (out-of-range parts move no memory)
+  uint32_t row_pitch = 0;  // bytes from a row's start to the next's (the tensor's row): HBM's rate depends on it
   uint64_t offset = 0;     // byte offset of the box's first byte in the tensor
 };
+static_assert(sizeof(GlobalBox) == 24, "GlobalBox grew");
 
 // How a warp's lanes address shared memory in one tile op, instruction by instruction (the device
 // backend's walks, tiles/backend/device/warp_ops.cuh and register_ops.cuh):
