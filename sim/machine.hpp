@@ -94,7 +94,7 @@ struct MachineSpec {
   Quantity tma_reduce_bandwidth;      // TB/s, whole chip, TMA reducing stores (fp32 add) from every SM into L2
   Quantity l2_hit_latency;            // cycles, dependent loads that hit
   Quantity hbm_bandwidth_measured;    // TB/s, device-to-device copy, bytes read + written
-  Quantity hbm_bandwidth_scattered;   // TB/s, TMA boxes of short rows that start new rows (kernels/probes/hbm_pattern_probe.cu)
+  Quantity hbm_bandwidth_scattered;   // TB/s, TMA boxes of short rows that start new rows (kernels/calibrate/calibrate_hbm.cu)
   Quantity hbm_latency_measured;      // cycles, dependent loads that miss L2
   Quantity launch_overhead;           // us per launch of an empty kernel, back to back
   Quantity launch_latency_timed;      // us, CUDA events around one launch with nothing behind it

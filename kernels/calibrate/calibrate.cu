@@ -143,6 +143,7 @@ Report run(const Options& options) {
       {"L2 and HBM latency", "memory", [&] { chase(ctx); }},
       {"L2 bandwidth", "memory", [&] { l2_bandwidth(ctx); }},
       {"HBM bandwidth", "memory", [&] { hbm_bandwidth(ctx); }},
+      {"HBM box streams", "memory", [&] { hbm_patterns(ctx); }},
       {"wgmma rate m64n64k16", "tensor", [&] { wgmma_rate(ctx, 64); }},
       {"wgmma rate m64n128k16", "tensor", [&] { wgmma_rate(ctx, 128); }},
       {"wgmma rate m64n256k16", "tensor", [&] { wgmma_rate(ctx, 256); }},

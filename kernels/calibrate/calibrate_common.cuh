@@ -226,6 +226,10 @@ void tma_store(Context& ctx);
 void chase(Context& ctx);
 void l2_bandwidth(Context& ctx);
 void hbm_bandwidth(Context& ctx);
+void flush_l2(Context& ctx);  // evicts the L2 (reads a buffer several times its size; also for calibrate_hbm.cu)
+
+// calibrate_hbm.cu: HBM's rate for TMA box streams shaped like a GEMM's A and B misses.
+void hbm_patterns(Context& ctx);  // extras: hbm_bandwidth_scattered, _b_slices, _linear_boxes
 
 // calibrate_port.cu: the shared-memory port between wgmma's operand reads and the warps' loads and stores.
 void smem_port(Context& ctx);

@@ -248,6 +248,8 @@ struct ReduceTarget {
   }
 };
 
+}  // namespace
+
 // Evicts L2 by reading a buffer several times its size.
 void flush_l2(Context& ctx) {
   if (!ctx.flush) {
@@ -259,8 +261,6 @@ void flush_l2(Context& ctx) {
   TS_CHECK_LAUNCH("read_kernel (L2 flush)");
   TS_CHECK(cudaDeviceSynchronize());
 }
-
-}  // namespace
 
 void smem_bandwidth(Context& ctx) {
   const int sms = ctx.rep.sm_count;
