@@ -116,6 +116,19 @@ __device__ inline float uniform(uint64_t i, uint32_t seed) {
   return static_cast<float>(mix(i * 0x9E3779B97F4A7C15ull + seed) >> 40) * (2.0f / 16777216.0f) - 1.0f;
 }
 
+// Global buffers of random words or uniform bf16 values (grid-stride), for the memory benchmarks.
+// Internal to each .cu that launches them (no relocatable device code).
+namespace {
+__global__ void fill_random_u32(uint32_t* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = static_cast<uint32_t>(mix(i + (uint64_t(seed) << 40)));
+}
+__global__ void fill_random_bf16(bf16* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    p[i] = __float2bfloat16_rn(uniform(i, seed));
+}
+}  // namespace
+
 // A shared tile filled with uniform values from its block and seed; the wgmma benchmarks' operands.
 template <class ST>
 __device__ void fill_tile(ST& t, uint32_t seed) {

@@ -66,19 +66,14 @@ __global__ void hbm_stream_kernel(const __grid_constant__ tma::map<HbmBox> squar
   }
 }
 
-__global__ void hbm_fill_kernel(bf16* p, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    p[i] = __float2bfloat16_rn(static_cast<float>(i % 97) * 0.01f);
-}
-
 }  // namespace
 
 void hbm_patterns(Context& ctx) {
   const int dim = ctx.sz.quick ? 4096 : 16384;
   const int blocks = dim / 128, boxes_per_block = dim / 32;  // each block 2 dim^2 / blocks bytes: all of it once
   DeviceArray<bf16> data(size_t(dim) * dim);
-  hbm_fill_kernel<<<1024, 256>>>(data.p, data.n);
-  TS_CHECK_LAUNCH("hbm_fill_kernel");
+  fill_random_bf16<<<1024, 256>>>(data.p, data.n, 17);
+  TS_CHECK_LAUNCH("fill_random_bf16");
   const tma::map<HbmBox> square = tma::make_map<HbmBox>(gl<bf16>::make(data.p, 1, 1, dim, dim));
   const tma::map<HbmBox> narrow = tma::make_map<HbmBox>(gl<bf16>::make(data.p, 1, 1, static_cast<int64_t>(data.n / 64), 64));
   const int smem = sizeof(HbmRing) + 1024;

@@ -17,14 +17,6 @@
 namespace ts::kernels::calibrate::detail {
 namespace {
 
-__global__ void fill_random_u32(uint32_t* p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    p[i] = static_cast<uint32_t>(mix(i + (uint64_t(seed) << 40)));
-}
-__global__ void fill_random_bf16(bf16* p, size_t n, uint32_t seed) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-    p[i] = __float2bfloat16_rn(uniform(i, seed));
-}
 
 // Reads n uint4 through L2 (ld.global.cg, L1 bypassed) `passes` times; grid-stride.
 __global__ void read_kernel(const uint4* __restrict__ p, size_t n, int passes, uint32_t* sink) {
