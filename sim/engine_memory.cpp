@@ -13,7 +13,10 @@ namespace ts::sim::engine_state {
 // where is not published.) HBM moves a box at the copy's rate (hbm_bytes_per_cycle) when its rows
 // are one run of bytes, or continue the rows of the box the SM read just before (a B slice's four
 // 128-byte boxes side by side), and at the scattered rate when it starts short rows of its own
-// (A's boxes: 128 bytes of each of 64 rows): kernels/calibrate/calibrate_hbm.cu.
+// (A's boxes: 128 bytes of each of 64 rows): kernels/calibrate/calibrate_hbm.cu. The H100's
+// calibration refuted the "continue" half (B-like boxes moved at the A-like rate, 2.58 TB/s:
+// data/measured/h100/hbm-box-streams.txt), so the machine files keep the scattered rate at the
+// copy's until a chip-wide rule (how much of a DRAM row all SMs read at once) replaces this one.
 bool Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
   const uint64_t bytes = uint64_t{box.rows} * box.row_bytes;
   const Lookup lookup = l2_[size_t{sm} * l2_.size() / p_.sms].access_at(box, start, p_.l2_merge_window);

@@ -96,9 +96,9 @@ void hbm_patterns(Context& ctx) {
                           std::to_string(dim * 2 / 1024) + " KB) once through 8 KB TMA boxes (64 x 64 bf16, 128-byte swizzle), " +
                           std::to_string(kHbmDepth) + " in flight, the L2 flushed before each run; bytes / CUDA-event time, median of " +
                           std::to_string(ctx.sz.reps) + " runs: ";
-  // An extra until an H100 run has measured it: kMeasuredFields' fields are the ones the H100 file
-  // holds as measured (tests/test_machine.cpp); the figure goes into the machine file's
-  // hbm_bandwidth_scattered, and this step into kMeasuredFields, with that run.
+  // Extras, not the machine file's hbm_bandwidth_scattered: the first H100 run (2026-12-07) measured
+  // B cols at the A rows' rate, refuting the simulator's rule that would use it
+  // (data/measured/h100/hbm-box-streams.txt).
   ctx.extra("hbm_bandwidth_scattered", round_to(rate[a_rows], 3), "TB/s",
             how + "each block walks its 128 rows along the columns, two boxes one above the other a k-step (a GEMM's A)");
   ctx.extra("hbm_bandwidth_b_slices", round_to(rate[b_cols], 3), "TB/s",
