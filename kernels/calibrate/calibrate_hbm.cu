@@ -4,14 +4,15 @@
 // hbm_bandwidth_scattered when it starts short rows of its own (sim/engine_memory.cpp): a GEMM's A
 // boxes are 128 bytes of each of 64 rows 32 KB apart, a B slice is four such boxes side by side.
 // Under the col-major block order, whose misses are mostly A, the H100 moved 2.2-2.7 TB/s, under
-// row-major (mostly B) 2.9-3.0 (data/measured/h100/gemm-dram-orders/).
+// row-major (mostly B) 2.9-3.0 (data/measured/h100/gemm-dram-orders/). The first H100 run refuted the
+// "continue" half (data/measured/h100/hbm-box-streams.txt): all three figures stay extras.
 //
 // One block per 128 rows of a dim x dim bf16 matrix (16384^2, row pitch 32 KB, as A and B of the
 // 16384^3 GEMM; 4096^2 with --quick), one thread each, streaming its own share once through 8 KB TMA
 // boxes (64 x 64 bf16, 128-byte swizzle), 24 in flight (the GEMM's 4 stages of 6 boxes), the L2
 // flushed before each run:
 //   A rows: block s walks rows 128 s .. 128 s + 127 along the columns, two boxes (one above the
-//           other) a k-step: the field;
+//           other) a k-step (hbm_bandwidth_scattered);
 //   B cols: block s walks 256 columns down half the rows, four boxes side by side a k-step;
 //   linear: block s reads its own consecutive boxes of consecutive addresses (the matrix seen 64
 //           columns wide).
@@ -96,9 +97,6 @@ void hbm_patterns(Context& ctx) {
                           std::to_string(dim * 2 / 1024) + " KB) once through 8 KB TMA boxes (64 x 64 bf16, 128-byte swizzle), " +
                           std::to_string(kHbmDepth) + " in flight, the L2 flushed before each run; bytes / CUDA-event time, median of " +
                           std::to_string(ctx.sz.reps) + " runs: ";
-  // Extras, not the machine file's hbm_bandwidth_scattered: the first H100 run (2026-12-07) measured
-  // B cols at the A rows' rate, refuting the simulator's rule that would use it
-  // (data/measured/h100/hbm-box-streams.txt).
   ctx.extra("hbm_bandwidth_scattered", round_to(rate[a_rows], 3), "TB/s",
             how + "each block walks its 128 rows along the columns, two boxes one above the other a k-step (a GEMM's A)");
   ctx.extra("hbm_bandwidth_b_slices", round_to(rate[b_cols], 3), "TB/s",

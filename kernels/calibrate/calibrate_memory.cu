@@ -17,7 +17,6 @@
 namespace ts::kernels::calibrate::detail {
 namespace {
 
-
 // Reads n uint4 through L2 (ld.global.cg, L1 bypassed) `passes` times; grid-stride.
 __global__ void read_kernel(const uint4* __restrict__ p, size_t n, int passes, uint32_t* sink) {
   uint32_t x = 0;

@@ -25,7 +25,8 @@ __device__ inline unsigned sm_id() {
 }
 
 // Each CTA waits about 20 us, so that the grid's clusters are resident together rather than one
-// after another on the same SMs, and writes the SM it ran on.
+// after another on the same SMs, and writes the SM it ran on. Launched with more than half of an
+// SM's shared memory, so that an SM holds one CTA and a cluster's CTAs sit on different SMs.
 __global__ void where_am_i(unsigned* sm_of_block) {
   const long long start = clock64();
   while (clock64() - start < 40000) {
@@ -46,9 +47,11 @@ int main() {
   const int sms = prop.multiProcessorCount;
   std::printf("%s, %d SMs\n", prop.name, sms);
   CHECK_CUDA(cudaFuncSetAttribute(where_am_i, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  const int smem = int(prop.sharedMemPerMultiprocessor / 2 + 1024);
+  CHECK_CUDA(cudaFuncSetAttribute(where_am_i, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   Groups groups(sms);
   unsigned* d_sm = nullptr;
-  const int max_blocks = 16 * sms;
+  const int max_blocks = 2 * sms;  // the largest grid below: twice the clusters that fit at once, one CTA an SM
   CHECK_CUDA(cudaMalloc(&d_sm, max_blocks * sizeof(unsigned)));
   std::vector<unsigned> sm_of_block(max_blocks);
   for (const int size : {16, 8, 4, 2}) {
@@ -60,11 +63,16 @@ int main() {
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
     cfg.blockDim = dim3(32);
+    cfg.dynamicSmemBytes = smem;
     cfg.gridDim = dim3(size);
     int fit = 0;
     CHECK_CUDA(cudaOccupancyMaxActiveClusters(&fit, where_am_i, &cfg));
     std::printf("clusters of %2d: %3d fit at once (%d SMs)\n", size, fit, fit * size);
     if (fit == 0) continue;
+    if (2 * fit * size > max_blocks) {
+      std::fprintf(stderr, "gpc_probe: %d clusters of %d fit at once, more than one CTA an SM\n", fit, size);
+      return 1;
+    }
     // From one cluster up to more than fit at once, several times each: different placements.
     for (int clusters = 1; clusters <= 2 * fit; ++clusters)
       for (int rep = 0; rep < 4; ++rep) {
