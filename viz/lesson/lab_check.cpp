@@ -217,12 +217,6 @@ void build_and_run(const LabSpec& lab, const fs::path& file, const fs::path& wor
   r.status = Status::pass;
 }
 
-std::string params_text(const json& p) {
-  std::string s;
-  for (auto it = p.begin(); it != p.end(); ++it) s += (s.empty() ? "" : " ") + it.key() + "=" + std::to_string(it.value().get<int>());
-  return s;
-}
-
 // Where the reference solution's trace is cached, and the marker that says it is current: a file
 // named by the hash of the solution, the spec and the build.
 std::pair<fs::path, fs::path> reference_cache(const LabSpec& lab) {
@@ -254,6 +248,12 @@ std::optional<SimSummary> reference_sim(const LabSpec& lab) {
 }
 
 }  // namespace
+
+std::string params_text(const json& p) {
+  std::string s;
+  for (auto it = p.begin(); it != p.end(); ++it) s += (s.empty() ? "" : " ") + it.key() + "=" + std::to_string(it.value().get<int>());
+  return s;
+}
 
 CheckResult check_lab(const LabSpec& lab, const fs::path& file, const CheckOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -59,6 +59,9 @@ std::filesystem::path check_work_dir(const LabSpec& lab, const std::filesystem::
 // A short hex key of some bytes (what the compile caches compare).
 std::string key_hash(const std::string& s);
 // A shape of the lab as the harness's plan names it: params, inputs and outputs with their sizes.
+// A check's parameters as one line: "m=256 n=128".
+std::string params_text(const nlohmann::json& params);
+
 nlohmann::json shape_json(const LabSpec& lab, const Params& p);
 nlohmann::json to_json(const CheckResult& r);
 

@@ -77,12 +77,6 @@ CompileResult compile_gpu(const GpuBuildConfig& cfg, const fs::path& source, con
   return c;
 }
 
-std::string params_text(const json& p) {
-  std::string s;
-  for (auto it = p.begin(); it != p.end(); ++it) s += (s.empty() ? "" : " ") + it.key() + "=" + std::to_string(it.value().get<int>());
-  return s;
-}
-
 }  // namespace
 
 double simulated_clock_mhz() {
