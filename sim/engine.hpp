@@ -76,6 +76,9 @@ struct EngineParams {
   // The L2 is split into partitions, each caching for the SMs wired to it (H100 whitepaper): a line
   // two halves of the chip both read is fetched, and held, once per partition.
   uint32_t l2_partitions = 2;
+  // The port each SM's HBM traffic goes through; ports take turns fairly (Engine::hbm_queue). Empty:
+  // one port for the chip, first come first served.
+  std::vector<uint32_t> hbm_port_of_sm;
   double l2_merge_window = 60;  // cycles a box's lookup serves other requests for it (sim/l2.hpp)
   uint32_t smem_per_sm = 228 * 1024;
   uint32_t registers_per_sm = 65536;
@@ -86,6 +89,12 @@ struct EngineParams {
 // clock_mhz: the SM clock to run at (0: the machine's sustained GEMM clock). Bandwidths that the
 // machine file gives per second become bytes per cycle of that clock.
 EngineParams engine_params(const MachineSpec& m, double clock_mhz = 0);
+
+// The HBM port of each of `sms` SMs: SMs pair into TPCs, TPCs fill `gpcs` GPCs in order, as many
+// TPCs to a GPC as the largest holds, the missing ones (fused off) one from each of the first GPCs;
+// inside a GPC every `port_tpcs` TPCs share a port, so a GPC that lacks a TPC has one port of fewer
+// SMs. On the H100 (132 SMs, 8 GPCs, 3 TPCs a port): six GPCs of 6 + 6 + 4 SMs, two of 6 + 6 + 6.
+std::vector<uint32_t> hbm_port_of_sm(uint32_t sms, uint32_t gpcs, uint32_t port_tpcs);
 
 inline constexpr uint32_t kMaxSubPartitions = 4;
 

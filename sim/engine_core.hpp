@@ -34,6 +34,11 @@ class Engine {
       throw std::invalid_argument("wgmma_queue_depth must be 0 (no limit) to " + std::to_string(GroupFifo<double>::kCapacity));
     const uint32_t parts = std::max(p.l2_partitions, 1u);
     for (uint32_t i = 0; i < parts; ++i) l2_.emplace_back(p.l2_bytes / parts);
+    for (const uint32_t port : p.hbm_port_of_sm)
+      if (port >= p.sms) throw std::invalid_argument("hbm_port_of_sm: port " + std::to_string(port) + " of " + std::to_string(p.sms) + " SMs");
+    if (!p.hbm_port_of_sm.empty() && p.hbm_port_of_sm.size() != p.sms)
+      throw std::invalid_argument("hbm_port_of_sm: one port per SM");
+    hbm_port_free_.assign(p.hbm_port_of_sm.empty() ? 1 : *std::max_element(p.hbm_port_of_sm.begin(), p.hbm_port_of_sm.end()) + 1, 0.0);
     for (Sm& sm : sms_)
       for (SubPartition& sp : sm.sub) {
         sp.tensor = TensorCore(p.mma_share_age_weight);
@@ -199,7 +204,13 @@ class Engine {
   // A warp's register <-> shared-memory op, on the SM's shared-memory pipe.
   void shared_access(Warp& w, Sm& sm, const TraceOp& op);
   void global_access(Warp& w, Block& blk, const TraceOp& op);
-  bool read_global(uint32_t sm, const GlobalBox& box, double start);
+  // A read of global memory: an L2 hit, or a miss and when HBM has delivered it.
+  struct GlobalRead {
+    bool hit;
+    double hbm_done;
+  };
+  GlobalRead read_global(uint32_t sm, const GlobalBox& box, double start);
+  double hbm_queue(uint32_t sm, double start, double cycles);
   void write_global(uint32_t sm, const GlobalBox& box, double start, double l2_cycles);
 
   SubPartition& sub_partition(Sm& sm, const Warp& w) const { return sm.sub[w.index % p_.sub_partitions]; }
@@ -269,6 +280,7 @@ class Engine {
   uint32_t cluster_ = grid_.cluster_size();
   uint64_t seq_ = 0, drawn_ = 0;  // drawn_: ops drawn since the last SimOptions::ops_drawn
   double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
+  std::vector<double> hbm_port_free_;  // each HBM port's queue (hbm_queue); hbm_free_: the latest of them
   SimReport report_;
 };
 

@@ -8,16 +8,32 @@
 
 namespace ts::sim::engine_state {
 
+// `cycles` of HBM transfer for `sm` from `start` on; returns when they are done. HBM serves its
+// ports in fair turns, a port being a group of TPCs of one GPC (EngineParams::hbm_port_of_sm): a
+// port takes 1/n of the bandwidth while n ports have bytes waiting, however many SMs it has. Measured
+// on the H100 with every SM streaming: the 4 SMs of a short port get 1.45x the share of the 6 of a
+// full one (data/measured/h100/gemm-dram-orders/README.txt, facts 8-9), which is what runs some SMs
+// ahead of the rest in an HBM-bound GEMM. With one port, this is one first-come-first-served queue.
+double Engine::hbm_queue(uint32_t sm, double start, double cycles) {
+  const uint32_t port = p_.hbm_port_of_sm.empty() ? 0 : p_.hbm_port_of_sm[sm];
+  uint32_t waiting = 1;  // this port, and every other with bytes still queued at `start`
+  for (uint32_t q = 0; q < hbm_port_free_.size(); ++q) waiting += q != port && hbm_port_free_[q] > start;
+  double& free = hbm_port_free_[port];
+  free = std::max(free, start) + cycles * waiting;
+  hbm_free_ = std::max(hbm_free_, free);
+  return free;
+}
+
 // `box` read from global memory from `start` on: the L2's queue, and HBM's on a miss, counted in the
-// report. Returns whether it hit. (SMs are wired to partitions in contiguous halves: which SM sits
-// where is not published.) HBM moves a box at the copy's rate (hbm_bytes_per_cycle) when its rows
+// report. Returns whether it hit and, on a miss, when HBM has delivered it. (SMs are wired to
+// partitions in contiguous halves: which SM sits where is not published.) HBM moves a box at the copy's rate (hbm_bytes_per_cycle) when its rows
 // are one run of bytes, or continue the rows of the box the SM read just before (a B slice's four
 // 128-byte boxes side by side), and at the scattered rate when it starts short rows of its own
 // (A's boxes: 128 bytes of each of 64 rows): kernels/calibrate/calibrate_hbm.cu. The H100's
 // calibration refuted the "continue" half (B-like boxes moved at the A-like rate, 2.58 TB/s:
 // data/measured/h100/hbm-box-streams.txt), so the machine files keep the scattered rate at the
 // copy's until a chip-wide rule (how much of a DRAM row all SMs read at once) replaces this one.
-bool Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
+Engine::GlobalRead Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
   const uint64_t bytes = uint64_t{box.rows} * box.row_bytes;
   const Lookup lookup = l2_[size_t{sm} * l2_.size() / p_.sms].access_at(box, start, p_.l2_merge_window);
   const bool hit = lookup != Lookup::miss;
@@ -36,10 +52,10 @@ bool Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
   } else {
     ++report_.l2_misses;
     report_.hbm_read_bytes += bytes;
-    hbm_free_ = std::max(hbm_free_, start) + bytes / hbm_rate;
     hbm_busy_ += bytes / hbm_rate;
+    return {false, hbm_queue(sm, start, bytes / hbm_rate)};
   }
-  return hit;
+  return {true, 0};
 }
 
 // `box` written from `start` on, once the L2 has taken it (`l2_cycles` of its queue): the L2
@@ -51,7 +67,7 @@ void Engine::write_global(uint32_t sm, const GlobalBox& box, double start, doubl
   l2_free_ = std::max(l2_free_, start) + l2_cycles;
   store_busy_ += l2_cycles;
   if (l2_[size_t{sm} * l2_.size() / p_.sms].access(box)) return;
-  hbm_free_ = std::max(hbm_free_, start) + bytes / p_.hbm_bytes_per_cycle;
+  hbm_queue(sm, start, bytes / p_.hbm_bytes_per_cycle);
   hbm_busy_ += bytes / p_.hbm_bytes_per_cycle;
   report_.hbm_write_bytes += bytes;
 }
@@ -61,9 +77,10 @@ void Engine::write_global(uint32_t sm, const GlobalBox& box, double start, doubl
 void Engine::load_box(Warp& w, Block& blk, Sm& sm, const TraceOp& op) {
   const double start = issue_tma(sm, w.time);
   const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
-  const bool hit = read_global(blk.sm, op.box, start);
+  const GlobalRead read = read_global(blk.sm, op.box, start);
+  const bool hit = read.hit;
   double from_memory = l2_free_ + p_.tma_latency_l2;
-  if (!hit) from_memory = std::max(from_memory, hbm_free_ + p_.tma_latency_hbm);
+  if (!hit) from_memory = std::max(from_memory, read.hbm_done + p_.tma_latency_hbm);
   // Each receiving SM's own port takes in at most tma_bytes_per_cycle_per_sm: one SM, or
   // with a multicast (count: the CTA mask) every SM of the cluster it names, from one read.
   const uint32_t mask = op.count == 0 ? 1u << blk.rank : op.count;
@@ -122,9 +139,9 @@ void Engine::global_access(Warp& w, Block& blk, const TraceOp& op) {
   const uint64_t bytes = uint64_t{op.box.rows} * op.box.row_bytes;
   if (bytes == 0) return;  // an empty box moves nothing
   if (op.kind == OpKind::gmem_store) return write_global(blk.sm, op.box, w.time, bytes / p_.store_bytes_per_cycle);
-  const bool hit = read_global(blk.sm, op.box, w.time);  // first: its data waits behind its own bytes too
+  const GlobalRead read = read_global(blk.sm, op.box, w.time);  // first: its data waits behind its own bytes too
   double done = std::max(w.time + p_.gmem_latency_l2, l2_free_);
-  if (!hit) done = std::max({done, w.time + p_.gmem_latency_hbm, hbm_free_});
+  if (!read.hit) done = std::max({done, w.time + p_.gmem_latency_hbm, read.hbm_done});
   span(w, op.kind, w.time, done);
   w.time = done;
 }

@@ -1,6 +1,7 @@
 // EngineParams from a machine file: the one place where the machine's figures become the engine's
 // cycles and bytes per cycle.
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/engine.hpp"
 
@@ -8,6 +9,22 @@ namespace ts::sim {
 
 // Every engine figure comes from the machine file; latencies there are measured end to end, so
 // the parts the engine models separately (pipe time, transfer time) are taken out of them.
+std::vector<uint32_t> hbm_port_of_sm(uint32_t sms, uint32_t gpcs, uint32_t port_tpcs) {
+  if (gpcs == 0 || port_tpcs == 0) throw std::invalid_argument("hbm_port_of_sm: gpcs and port_tpcs must be positive");
+  const uint32_t tpcs = (sms + 1) / 2;
+  const uint32_t whole = (tpcs + gpcs - 1) / gpcs;  // TPCs of a GPC that lacks none
+  const uint32_t missing = whole * gpcs - tpcs;      // fewer than gpcs: at most one from each
+  std::vector<uint32_t> port(sms);
+  uint32_t sm = 0, first_port = 0;
+  for (uint32_t g = 0; g < gpcs; ++g) {
+    const uint32_t gpc_tpcs = whole - (g < missing ? 1 : 0);
+    for (uint32_t t = 0; t < gpc_tpcs; ++t)
+      for (uint32_t k = 0; k < 2 && sm < sms; ++k) port[sm++] = first_port + t / port_tpcs;
+    first_port += (gpc_tpcs + port_tpcs - 1) / port_tpcs;
+  }
+  return port;
+}
+
 EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   EngineParams p;
   // By default the clock the GEMM really runs at back to back (power-limited), not the wgmma-only
@@ -56,6 +73,8 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
   p.l2_partitions = static_cast<uint32_t>(m.l2_partitions.value);
   p.l2_merge_window = m.l2_merge_window.value;
+  if (m.hbm_port_tpcs.value > 0 && m.gpc_count.value > 0)
+    p.hbm_port_of_sm = hbm_port_of_sm(p.sms, static_cast<uint32_t>(m.gpc_count.value), static_cast<uint32_t>(m.hbm_port_tpcs.value));
   p.smem_per_sm = static_cast<uint32_t>(m.smem_per_sm.value * 1024);
   p.registers_per_sm = static_cast<uint32_t>(m.registers_per_sm.value);
   return p;

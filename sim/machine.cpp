@@ -90,6 +90,8 @@ const std::vector<MachineField>& machine_fields() {
       {"l2_sector_size", "bytes", &MachineSpec::l2_sector_size},
       {"l2_associativity", "ways", &MachineSpec::l2_associativity},
       {"l2_partitions", "partitions", &MachineSpec::l2_partitions},
+      {"gpc_count", "GPCs", &MachineSpec::gpc_count},
+      {"hbm_port_tpcs", "TPCs", &MachineSpec::hbm_port_tpcs},
   };
   return fields;
 }

@@ -102,6 +102,8 @@ struct MachineSpec {
   Quantity l2_sector_size;            // bytes
   Quantity l2_associativity;          // ways
   Quantity l2_partitions;             // partitions
+  Quantity gpc_count;                 // GPCs (graphics processing clusters): SMs in TPC pairs, TPCs in GPCs
+  Quantity hbm_port_tpcs;             // TPCs of a GPC that share one port to HBM in fair turns (0: one queue, first come first served)
 
   // FLOP per byte of HBM traffic at which tensor-core peak and HBM bandwidth meet.
   double ridge_flop_per_byte() const { return bf16_dense_tflops.value / hbm_bandwidth.value; }

@@ -1,6 +1,8 @@
 // The engine's memory system on hand-written op streams, timed by hand: TMA loads through the L2 and
 // HBM (and a cluster's multicast), the SM's TMA port, TMA stores and reducing stores, plain global
 // loads and stores.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "tests/engine_test_grid.hpp"
@@ -184,4 +186,61 @@ TEST_CASE("HBM moves boxes of scattered short rows at its scattered rate, runs o
   CHECK(two_loads(box(0, 128), box(8192, 128)) == Approx(2 * 8192.0 / 50 + 400));                 // one run each
   CHECK(two_loads(box(0, 32768), box(128, 32768)) == Approx(8192.0 / 25 + 8192.0 / 50 + 400));     // B: the second continues
   CHECK(two_loads(box(0, 32768), box(64 * 32768, 32768)) == Approx(2 * 8192.0 / 25 + 400));        // A: both start rows
+}
+
+TEST_CASE("SMs pair into TPCs, TPCs fill GPCs, a GPC's TPCs share HBM ports: the H100's 132 SMs", "[engine]") {
+  // 66 TPCs in 8 GPCs of at most 9: six lack one TPC. Three TPCs a port: a whole GPC has ports of
+  // 6, 6 and 6 SMs, one that lacks a TPC 6, 6 and 4 (the measured map: gemm-dram-orders, facts 8-9).
+  const std::vector<uint32_t> port = hbm_port_of_sm(132, 8, 3);
+  REQUIRE(port.size() == 132);
+  std::vector<int> sms_of(24, 0);
+  for (const uint32_t p : port) {
+    REQUIRE(p < 24);
+    ++sms_of[p];
+  }
+  CHECK(std::count(sms_of.begin(), sms_of.end(), 6) == 18);
+  CHECK(std::count(sms_of.begin(), sms_of.end(), 4) == 6);
+  CHECK(std::is_sorted(port.begin(), port.end()));  // contiguous: the first wave of blocks goes port by port
+  CHECK(port[12] == 2);                             // GPC 0: SMs 0-5, 6-11, then the short port 12-15
+  CHECK(port[16] == 3);
+  CHECK(hbm_port_of_sm(16, 1, 4) == std::vector<uint32_t>{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1});
+  CHECK_THROWS(hbm_port_of_sm(132, 0, 3));
+}
+
+TEST_CASE("HBM ports take fair turns: an SM alone on its port gets the share of a port, not of an SM", "[engine]") {
+  // Three SMs, each loading one 16 KB box that misses (an L2 smaller than the box), all at once;
+  // HBM 50 bytes/cycle, the L2 and the SMs' ports fast. One queue serves them in order: 327.68,
+  // 655.36, 983.04 cycles. With SM 0 on a port of its own and SMs 1 and 2 sharing the other, SM 0's
+  // box goes first at the full rate (the second port had nothing queued yet), SM 1's shares HBM
+  // with port 0's (2 x 327.68 from the start), and SM 2's waits behind SM 1's on their port, at the
+  // same half share: the port with fewer SMs moves more bytes per SM.
+  EngineParams p = simple_params();
+  p.sms = 3;
+  p.l2_bytes = 1024;
+  p.l2_merge_window = 0;
+  p.l2_bytes_per_cycle = 1e12;
+  p.tma_bytes_per_cycle_per_sm = 1e12;
+  const std::vector<TraceOp> warp = {op(OpKind::barrier_init, 1, 1), op(OpKind::expect_bytes, 1, 0, 16384), load(1, 0),
+                                     op(OpKind::wait, 1, 0)};
+  const auto last_wait_end = [&](std::vector<uint32_t> ports) {
+    p.hbm_port_of_sm = std::move(ports);
+    HandGrid grid({warp}, 3);
+    SimOptions opt;
+    opt.timeline_sms = 3;
+    const SimReport r = simulate(grid, p, opt);
+    CHECK(r.hbm_read_bytes == 3 * 16384);
+    std::vector<double> end(3, 0);
+    for (const Span& s : r.spans) end[s.sm] = std::max(end[s.sm], s.end);
+    return end;
+  };
+  const std::vector<double> one_queue = last_wait_end({});
+  const std::vector<double> two_ports = last_wait_end({0, 1, 1});
+  // One queue: each SM one box later than the one before.
+  CHECK(one_queue[1] - one_queue[0] == Approx(327.68));
+  CHECK(one_queue[2] - one_queue[1] == Approx(327.68));
+  // Two ports: SM 1 one box after SM 0 (the half share), SM 2 two boxes after SM 1 (its port's half).
+  CHECK(two_ports[0] == Approx(one_queue[0]));
+  CHECK(two_ports[1] - two_ports[0] == Approx(327.68));
+  CHECK(two_ports[2] - two_ports[1] == Approx(655.36));
+  CHECK_THROWS(last_wait_end({0, 3, 1}));  // a port number past the SMs
 }
