@@ -35,10 +35,12 @@ class Engine {
     const uint32_t parts = std::max(p.l2_partitions, 1u);
     for (uint32_t i = 0; i < parts; ++i) l2_.emplace_back(p.l2_bytes / parts);
     for (const uint32_t port : p.hbm_port_of_sm)
-      if (port >= p.sms) throw std::invalid_argument("hbm_port_of_sm: port " + std::to_string(port) + " of " + std::to_string(p.sms) + " SMs");
+      if (port >= p.sms)
+        throw std::invalid_argument("hbm_port_of_sm: port " + std::to_string(port) + " with " + std::to_string(p.sms) + " SMs");
     if (!p.hbm_port_of_sm.empty() && p.hbm_port_of_sm.size() != p.sms)
       throw std::invalid_argument("hbm_port_of_sm: one port per SM");
-    hbm_port_free_.assign(p.hbm_port_of_sm.empty() ? 1 : *std::max_element(p.hbm_port_of_sm.begin(), p.hbm_port_of_sm.end()) + 1, 0.0);
+    const auto& ports = p.hbm_port_of_sm;
+    hbm_port_free_.assign(ports.empty() ? 1 : *std::max_element(ports.begin(), ports.end()) + 1, 0.0);
     for (Sm& sm : sms_)
       for (SubPartition& sp : sm.sub) {
         sp.tensor = TensorCore(p.mma_share_age_weight);

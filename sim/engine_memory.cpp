@@ -12,8 +12,10 @@ namespace ts::sim::engine_state {
 // ports in fair turns, a port being a group of TPCs of one GPC (EngineParams::hbm_port_of_sm): a
 // port takes 1/n of the bandwidth while n ports have bytes waiting, however many SMs it has. Measured
 // on the H100 with every SM streaming: the 4 SMs of a short port get 1.45x the share of the 6 of a
-// full one (data/measured/h100/gemm-dram-orders/README.txt, facts 8-9), which is what runs some SMs
-// ahead of the rest in an HBM-bound GEMM. With one port, this is one first-come-first-served queue.
+// full one (data/measured/h100/gemm-dram-orders/README.txt, facts 8-9), which runs some SMs ahead of
+// the rest in an HBM-bound GEMM. With one port, this is one first-come-first-served queue, and that
+// is what the machine files keep: a share fixed at each request's arrival simulated the GEMM sweep
+// worse than one queue (fact 10, sim-ports-2026-12-07.txt).
 double Engine::hbm_queue(uint32_t sm, double start, double cycles) {
   const uint32_t port = p_.hbm_port_of_sm.empty() ? 0 : p_.hbm_port_of_sm[sm];
   uint32_t waiting = 1;  // this port, and every other with bytes still queued at `start`
@@ -25,14 +27,14 @@ double Engine::hbm_queue(uint32_t sm, double start, double cycles) {
 }
 
 // `box` read from global memory from `start` on: the L2's queue, and HBM's on a miss, counted in the
-// report. Returns whether it hit and, on a miss, when HBM has delivered it. (SMs are wired to
-// partitions in contiguous halves: which SM sits where is not published.) HBM moves a box at the copy's rate (hbm_bytes_per_cycle) when its rows
-// are one run of bytes, or continue the rows of the box the SM read just before (a B slice's four
-// 128-byte boxes side by side), and at the scattered rate when it starts short rows of its own
-// (A's boxes: 128 bytes of each of 64 rows): kernels/calibrate/calibrate_hbm.cu. The H100's
-// calibration refuted the "continue" half (B-like boxes moved at the A-like rate, 2.58 TB/s:
-// data/measured/h100/hbm-box-streams.txt), so the machine files keep the scattered rate at the
-// copy's until a chip-wide rule (how much of a DRAM row all SMs read at once) replaces this one.
+// report. Returns whether it hit and, on a miss, when HBM has delivered it. (SMs are wired to partitions
+// in contiguous halves: which SM sits where is not published.) HBM moves a box at the copy's rate
+// (hbm_bytes_per_cycle) when its rows are one run of bytes, or continue the rows of the box the SM read
+// just before (a B slice's four 128-byte boxes side by side), and at the scattered rate when it starts
+// short rows of its own (A's boxes: 128 bytes of each of 64 rows): kernels/calibrate/calibrate_hbm.cu.
+// The H100's calibration refuted the "continue" half (B-like boxes moved at the A-like rate, 2.58 TB/s:
+// data/measured/h100/hbm-box-streams.txt), so the machine files keep the scattered rate at the copy's
+// until a chip-wide rule (how much of a DRAM row all SMs read at once) replaces this one.
 Engine::GlobalRead Engine::read_global(uint32_t sm, const GlobalBox& box, double start) {
   const uint64_t bytes = uint64_t{box.rows} * box.row_bytes;
   const Lookup lookup = l2_[size_t{sm} * l2_.size() / p_.sms].access_at(box, start, p_.l2_merge_window);
