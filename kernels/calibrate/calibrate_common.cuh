@@ -1,8 +1,8 @@
 #pragma once
 // What the microbenchmarks of `tilescope calibrate` share (calibrate.cu runs them; calibrate_sm.cu,
 // calibrate_memory.cu and calibrate_pipes.cu hold them): checked CUDA calls, device buffers, event
-// timing, medians; SM-id reads, operand fills and accumulator sums of the wgmma benchmarks (the clock reads are kernels/device_clock.cuh's) and a hash for
-// random data on the device; per-SM block timings; the sizes of a full and a --quick run; and the
+// timing, medians; operand fills and accumulator sums of the wgmma benchmarks (the clock and SM-id
+// reads are kernels/device_clock.cuh's) and a hash for random data on the device; per-SM block timings; the sizes of a full and a --quick run; and the
 // Context every step adds its figures to.
 // nvcc only.
 #include <cuda_runtime.h>
@@ -97,12 +97,6 @@ inline std::string fmt(const char* f, double a) {
 
 // ---------------------------------------------------------------------------------------------
 // Device helpers
-
-__device__ __forceinline__ uint32_t sm_id() {
-  uint32_t s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
 
 __host__ __device__ inline uint64_t mix(uint64_t x) {
   x ^= x >> 31;

@@ -16,13 +16,8 @@
 #include <numeric>
 #include <vector>
 
+#include "kernels/device_clock.cuh"
 #include "kernels/probes/check_cuda.cuh"
-
-__device__ inline unsigned sm_id() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
 
 // Each CTA waits about 20 us, so that the grid's clusters are resident together rather than one
 // after another on the same SMs, and writes the SM it ran on. Launched with more than half of an

@@ -15,18 +15,13 @@
 #include <cstdio>
 #include <vector>
 
+#include "kernels/device_clock.cuh"
 #include "kernels/probes/check_cuda.cuh"
 
 struct SmShare {
-  unsigned sm;
-  unsigned long long bytes, ns;
+  uint32_t sm;
+  uint64_t bytes, ns;
 };
-
-__device__ inline unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __device__ inline uint4 load_l2_only(const uint4* p) {
   uint4 v;
@@ -37,11 +32,11 @@ __device__ inline uint4 load_l2_only(const uint4* p) {
 constexpr int kUnroll = 8;  // loads in flight per thread: 1024 threads x 8 x 16 B = 128 KB per SM
 
 // Reads [base, base + chunk) round and round for `window_ns`; `sink` keeps the loads alive.
-__global__ void __launch_bounds__(1024) stream(const uint4* buf, size_t chunk, bool own_chunk, unsigned long long window_ns,
+__global__ void __launch_bounds__(1024) stream(const uint4* buf, size_t chunk, bool own_chunk, uint64_t window_ns,
                                                SmShare* out, unsigned* sink) {
   const uint4* base = buf + (own_chunk ? blockIdx.x * chunk : 0);
-  const unsigned long long start = global_ns();
-  unsigned long long now = start, rounds = 0;
+  const uint64_t start = global_ns();
+  uint64_t now = start, rounds = 0;
   size_t at = 0;
   unsigned acc = 0;
   while (now - start < window_ns) {
@@ -55,11 +50,7 @@ __global__ void __launch_bounds__(1024) stream(const uint4* buf, size_t chunk, b
   }
   if (acc == 0x9e3779b9u) sink[0] = acc;  // practically never true: the compiler cannot drop the loads
   __syncthreads();
-  if (threadIdx.x == 0) {
-    unsigned id;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-    out[blockIdx.x] = {id, rounds * kUnroll * blockDim.x * sizeof(uint4), global_ns() - start};
-  }
+  if (threadIdx.x == 0) out[blockIdx.x] = {sm_id(), rounds * kUnroll * blockDim.x * sizeof(uint4), global_ns() - start};
 }
 
 static void report(const char* what, const std::vector<SmShare>& shares) {
@@ -71,7 +62,7 @@ static void report(const char* what, const std::vector<SmShare>& shares) {
   }
   std::sort(rate.rbegin(), rate.rend());
   if (rate.size() < 48) return (void)std::printf("%s: only %zu SMs, no split to report\n", what, rate.size());
-  const size_t top = std::min<size_t>(24, rate.size());
+  constexpr size_t top = 24;
   std::printf("%s: %zu SMs, %.0f GB/s together; per SM max %.1f, median %.1f, min %.1f GB/s\n", what, rate.size(), total,
               rate.front().first, rate[rate.size() / 2].first, rate.back().first);
   std::vector<unsigned> fastest;
