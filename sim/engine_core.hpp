@@ -41,6 +41,7 @@ class Engine {
       throw std::invalid_argument("hbm_port_of_sm: one port per SM");
     const auto& ports = p.hbm_port_of_sm;
     hbm_port_free_.assign(ports.empty() ? 1 : *std::max_element(ports.begin(), ports.end()) + 1, 0.0);
+    hbm_port_done_.assign(hbm_port_free_.size(), 0.0);
     for (Sm& sm : sms_)
       for (SubPartition& sp : sm.sub) {
         sp.tensor = TensorCore(p.mma_share_age_weight);
@@ -282,7 +283,8 @@ class Engine {
   uint32_t cluster_ = grid_.cluster_size();
   uint64_t seq_ = 0, drawn_ = 0;  // drawn_: ops drawn since the last SimOptions::ops_drawn
   double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;
-  std::vector<double> hbm_port_free_;  // each HBM port's queue (hbm_queue); hbm_free_: the latest of them
+  std::vector<double> hbm_port_free_;  // each HBM port's turns (hbm_queue); hbm_free_: the chip's queue
+  std::vector<double> hbm_port_done_;  // when each port's last bytes arrive (its turns or the chip's queue)
   SimReport report_;
 };
 

@@ -8,22 +8,26 @@
 
 namespace ts::sim::engine_state {
 
-// `cycles` of HBM transfer for `sm` from `start` on; returns when they are done. HBM serves its
-// ports in fair turns, a port being a group of TPCs of one GPC (EngineParams::hbm_port_of_sm): a
-// port takes 1/n of the bandwidth while n ports have bytes waiting, however many SMs it has. Measured
-// on the H100 with every SM streaming: the 4 SMs of a short port get 1.45x the share of the 6 of a
-// full one (data/measured/h100/gemm-dram-orders/README.txt, facts 8-9), which runs some SMs ahead of
-// the rest in an HBM-bound GEMM. With one port, this is one first-come-first-served queue, and that
-// is what the machine files keep: a share fixed at each request's arrival simulated the GEMM sweep
-// worse than one queue (fact 10, sim-ports-2026-12-07.txt).
+// `cycles` of HBM transfer for `sm` from `start` on; returns when they are done. Two limits, the
+// later of which decides. The chip's: one first-come-first-served queue at HBM's bandwidth, so the
+// bytes delivered never exceed it. A port's: HBM serves its ports in fair turns, a port being a group
+// of TPCs of one GPC (EngineParams::hbm_port_of_sm), so a port takes at most 1/n of the bandwidth
+// while n ports wait for bytes, however many SMs it has. Measured on the H100 with every SM
+// streaming: the 4 SMs of a short port get 1.45x the share of the 6 of a full one, and they are the
+// SMs that run ahead in the row-major GEMM (data/measured/h100/gemm-dram-orders/README.txt, facts
+// 8-11). Under full contention the ports' limit binds on the full ports (6 SMs, 1/24 each) and the
+// chip's on the short ones, which take what the full ports leave: 1.5x per SM, the total kept. Both
+// machine files keep one port (a plain queue): the GEMM sweep simulates worse with 24 (fact 12).
 double Engine::hbm_queue(uint32_t sm, double start, double cycles) {
-  const uint32_t port = p_.hbm_port_of_sm.empty() ? 0 : p_.hbm_port_of_sm[sm];
-  uint32_t waiting = 1;  // this port, and every other with bytes still queued at `start`
-  for (uint32_t q = 0; q < hbm_port_free_.size(); ++q) waiting += q != port && hbm_port_free_[q] > start;
+  hbm_free_ = std::max(hbm_free_, start) + cycles;
+  if (hbm_port_free_.size() == 1) return hbm_free_;
+  const uint32_t port = p_.hbm_port_of_sm[sm];
+  uint32_t waiting = 1;  // this port, and every other still waiting for bytes at `start`
+  for (uint32_t q = 0; q < hbm_port_done_.size(); ++q) waiting += q != port && hbm_port_done_[q] > start;
   double& free = hbm_port_free_[port];
   free = std::max(free, start) + cycles * waiting;
-  hbm_free_ = std::max(hbm_free_, free);
-  return free;
+  hbm_port_done_[port] = std::max({hbm_port_done_[port], free, hbm_free_});
+  return hbm_port_done_[port];
 }
 
 // `box` read from global memory from `start` on: the L2's queue, and HBM's on a miss, counted in the

@@ -27,7 +27,8 @@ std::string Engine::deadlock_message() const {
 }
 
 void Engine::finish_report() {
-  end_ = std::max({end_, hbm_free_, l2_free_});  // the kernel ends when its writes have drained
+  // The kernel ends when its writes have drained.
+  end_ = std::max({end_, hbm_free_, l2_free_, *std::max_element(hbm_port_free_.begin(), hbm_port_free_.end())});
   report_.cycles = end_;
   report_.seconds = end_ / (p_.clock_mhz * 1e6);
   report_.tflops = report_.seconds > 0 ? report_.flops / report_.seconds / 1e12 : 0;

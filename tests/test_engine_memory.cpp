@@ -207,7 +207,7 @@ TEST_CASE("SMs pair into TPCs, TPCs fill GPCs, a GPC's TPCs share HBM ports: the
   CHECK_THROWS(hbm_port_of_sm(132, 0, 3));
 }
 
-TEST_CASE("HBM ports take fair turns: an SM alone on its port gets the share of a port, not of an SM", "[engine]") {
+TEST_CASE("HBM ports take fair turns: an SM alone on its port gets the share of a port, not of an SM, and the chip's total is kept", "[engine]") {
   // Three SMs, each loading one 16 KB box that misses (an L2 smaller than the box), all at once;
   // HBM 50 bytes/cycle, the L2 and the SMs' ports fast. One queue serves them in order: 327.68,
   // 655.36, 983.04 cycles. With SM 0 on a port of its own and SMs 1 and 2 sharing the other, SM 0's
@@ -242,5 +242,12 @@ TEST_CASE("HBM ports take fair turns: an SM alone on its port gets the share of 
   CHECK(two_ports[0] == Approx(one_queue[0]));
   CHECK(two_ports[1] - two_ports[0] == Approx(327.68));
   CHECK(two_ports[2] - two_ports[1] == Approx(655.36));
+  // SMs 0 and 1 on one port, SM 2 on the other: port 0 queues two boxes at the full rate before
+  // port 1 asks, so port 1's half share alone would deliver its box by 2 x 327.68, three boxes in
+  // the time HBM moves two. The chip's queue keeps the total: SM 2 waits for the third turn.
+  const std::vector<double> shared_first = last_wait_end({0, 0, 1});
+  CHECK(shared_first[0] == Approx(one_queue[0]));
+  CHECK(shared_first[1] == Approx(one_queue[1]));
+  CHECK(shared_first[2] == Approx(one_queue[2]));
   CHECK_THROWS(last_wait_end({0, 3, 1}));  // a port number past the SMs
 }
