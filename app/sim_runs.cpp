@@ -120,7 +120,7 @@ std::string report_json(const sim::SimReport& r, double clock_mhz) {
                       {"smem_by_kind", smem},
                       {"l2_hit_rate", r.l2_hit_rate()}, {"l2_lookup_hit_rate", r.l2_lookup_hit_rate()},
                       {"l2_lookup_share", r.l2_lookup_share()}, {"hbm_read_bytes", r.hbm_read_bytes},
-                      {"hbm_write_bytes", r.hbm_write_bytes}, {"blocks", r.blocks},
+                      {"hbm_write_bytes", r.hbm_write_bytes}, {"global_write_bytes", r.global_write_bytes}, {"blocks", r.blocks},
                       {"blocks_per_sm", r.blocks_per_sm}, {"ops", r.ops}};
   if (!r.launches.empty()) {
     nlohmann::json launches = nlohmann::json::array();

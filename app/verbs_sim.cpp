@@ -75,7 +75,8 @@ VerbRun add_sim_verb(CLI::App& cli) {
       std::printf("L2 hit rate         %5.1f %% of the bytes read; %5.1f %% of the L2's lookups (%.0f %% of the bytes looked up,"
                   " the rest served by a lookup in flight)\n",
                   100 * r.l2_hit_rate(), 100 * r.l2_lookup_hit_rate(), 100 * r.l2_lookup_share());
-      std::printf("HBM bytes           read %.3f GB  written %.3f GB\n", r.hbm_read_bytes / 1e9, r.hbm_write_bytes / 1e9);
+      std::printf("HBM bytes           read %.3f GB  written %.3f GB (of %.3f GB stored; the rest still in L2 at the end)\n",
+                  r.hbm_read_bytes / 1e9, r.hbm_write_bytes / 1e9, r.global_write_bytes / 1e9);
       std::printf("grid                %u blocks, %u per SM\n", r.blocks, r.blocks_per_sm);
     }
     if (a->stats) {

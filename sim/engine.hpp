@@ -153,7 +153,9 @@ struct SimReport {
   uint64_t smem_wavefronts = 0;
   std::array<std::array<SmemStats, kSmemWalks>, 2> smem{};  // [store][SmemWalk]
   uint64_t l2_hits = 0, l2_misses = 0;  // boxes
-  uint64_t l2_hit_bytes = 0, hbm_read_bytes = 0, hbm_write_bytes = 0;
+  uint64_t l2_hit_bytes = 0, hbm_read_bytes = 0;
+  uint64_t global_write_bytes = 0;  // stored into the L2 (every store; a box stored twice counts twice)
+  uint64_t hbm_write_bytes = 0;     // of those, written back to HBM during the kernel (evicted dirty lines)
   uint64_t l2_merged_bytes = 0;  // of l2_hit_bytes: served by another request's lookup in flight (sim/l2.hpp)
   uint64_t ops = 0;
   uint32_t blocks = 0, blocks_per_sm = 0;

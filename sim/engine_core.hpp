@@ -215,6 +215,7 @@ class Engine {
   GlobalRead read_global(uint32_t sm, const GlobalBox& box, double start);
   double hbm_queue(uint32_t sm, double start, double cycles);
   void write_global(uint32_t sm, const GlobalBox& box, double start, double l2_cycles);
+  void write_back(uint32_t sm, BoxCache& l2, double start);
 
   SubPartition& sub_partition(Sm& sm, const Warp& w) const { return sm.sub[w.index % p_.sub_partitions]; }
 

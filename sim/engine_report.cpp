@@ -81,6 +81,7 @@ void append_launch(SimReport& total, const SimReport& next, bool whole) {
   total.l2_hit_bytes += next.l2_hit_bytes, total.hbm_read_bytes += next.hbm_read_bytes;
   total.l2_merged_bytes += next.l2_merged_bytes;
   total.hbm_write_bytes += next.hbm_write_bytes;
+  total.global_write_bytes += next.global_write_bytes;
   total.ops += next.ops;
   if (whole) {
     total.blocks += next.blocks;

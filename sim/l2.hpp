@@ -14,6 +14,7 @@
 // ncu-gemm-l2-tiles-2026-12-07.txt). access_at() says which requests such a lookup serves
 // (Lookup::merged), so that a hit rate can be counted the way the GPU's counters count it.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sim/trace.hpp"
@@ -28,6 +29,19 @@ class BoxCache {
 
   // Returns true on a hit. A miss inserts the box, evicting the least recently used.
   bool access(const GlobalBox& box) { return access_at(box, 0, 0) != Lookup::miss; }
+
+  // A write: the box's lines are allocated (a hit or a miss alike) and dirty until evicted. The L2
+  // writes back: HBM sees a box's bytes when its lines leave, once however often it was written.
+  bool store(const GlobalBox& box) {
+    const bool hit = access(box);
+    if (head_ != kEmpty && entries_[head_].key == Key{box.tensor, box.rows, box.row_bytes, box.offset})
+      entries_[head_].dirty = true;
+    else  // larger than the whole cache: through to HBM at once
+      written_back_ += uint64_t{box.rows} * box.row_bytes;
+    return hit;
+  }
+  // Dirty bytes evicted since the last call: what HBM must write now.
+  uint64_t take_written_back() { return std::exchange(written_back_, 0); }
 
   // The same, for a request reaching the L2 at `now`: merged when it comes within `window` cycles
   // of the lookup that last looked the box up (a hit's or a miss's); a merged request starts none.
@@ -64,6 +78,7 @@ class BoxCache {
     Key key;
     uint64_t bytes = 0;
     double in_flight_until = 0;  // its last lookup serves requests until then
+    bool dirty = false;          // written since it came in: written back when evicted
     int32_t prev = kEmpty, next = kEmpty;  // LRU neighbours (front: most recent); free list via next
   };
   static constexpr int32_t kEmpty = -1;
@@ -80,7 +95,7 @@ class BoxCache {
     int32_t e = free_;
     if (e != kEmpty) free_ = entries_[e].next;
     else e = static_cast<int32_t>(entries_.size()), entries_.emplace_back();
-    entries_[e] = {key, bytes, 0, kEmpty, kEmpty};
+    entries_[e] = {key, bytes, 0, false, kEmpty, kEmpty};
     ++live_;
     return e;
   }
@@ -99,6 +114,7 @@ class BoxCache {
   void evict(int32_t e) {
     unlink(e);
     used_ -= entries_[e].bytes;
+    if (entries_[e].dirty) written_back_ += entries_[e].bytes;
     erase_slot(e);
     entries_[e].next = free_;
     free_ = e;
@@ -129,7 +145,7 @@ class BoxCache {
       }
   }
 
-  uint64_t capacity_, used_ = 0;
+  uint64_t capacity_, used_ = 0, written_back_ = 0;
   std::vector<int32_t> table_;  // slot -> entry, kEmpty where free
   std::vector<Entry> entries_;
   int32_t head_ = kEmpty, tail_ = kEmpty, free_ = kEmpty;

@@ -105,7 +105,8 @@ TEST_CASE("TMA stores: alone at their own latency, slower with every SM storing"
   HandGrid grid({stores_then_wait({store(0), store(16384)})});
   const SimReport r = simulate(grid, p);
   CHECK(r.cycles == Approx(2500));
-  CHECK(r.hbm_write_bytes == 32768);
+  CHECK(r.global_write_bytes == 32768);
+  CHECK(r.hbm_write_bytes == 0);  // both boxes still dirty in the L2 when the kernel ends
 }
 
 TEST_CASE("TMA reducing stores: the L2 takes them at their own rate", "[engine]") {
@@ -134,15 +135,43 @@ TEST_CASE("a plain global load waits for its data, HBM's latency on a miss and t
   out.kind = OpKind::gmem_store;
   out.box.tensor = 4;
   // Miss (700: the 64 bytes' 0.64 and 1.28 cycles on the L2 and HBM servers are under the latency),
-  // then the same bytes again: a hit, 300 more. The store after them costs the warp nothing; the
-  // kernel ends when its bytes are written back to HBM, 64 / 50 cycles later.
+  // then the same bytes again: a hit, 300 more. The store after them costs the warp nothing, and its
+  // bytes stay in the L2 (written back only when evicted): the kernel ends with the second load.
   HandGrid grid({{row, row, out}});
   const SimReport r = simulate(grid, p);
-  CHECK(r.cycles == Approx(1000 + 1.28));
+  CHECK(r.cycles == Approx(1000 + 64 / p.store_bytes_per_cycle));  // the L2 takes the store in
   CHECK(r.l2_misses == 1);
   CHECK(r.l2_hits == 1);
   CHECK(r.hbm_read_bytes == 64);
+  CHECK(r.global_write_bytes == 64);
+  CHECK(r.hbm_write_bytes == 0);
+}
+
+TEST_CASE("the L2 writes back: a stored box reaches HBM when a later miss evicts it, once however often stored", "[engine]") {
+  // An L2 of 64 bytes (one partition). The warp stores box S twice (one dirty copy), then loads box A, which misses
+  // and evicts S: S's 64 bytes go to HBM then, behind A's in HBM's queue, so A's load waits only for
+  // its own bytes (700) while the kernel ends when S is written, 64 / 50 cycles after A's.
+  EngineParams p = simple_params();
+  p.l2_bytes = 64;
+  p.l2_partitions = 1;
+  p.gmem_latency_hbm = 700;
+  TraceOp a = op(OpKind::gmem_load, 0, 0, 64);
+  a.box = GlobalBox{.tensor = 3, .rows = 1, .row_bytes = 64, .row_pitch = 64, .offset = 0};
+  TraceOp s = a;
+  s.kind = OpKind::gmem_store;
+  s.box.tensor = 4;
+  HandGrid grid({{s, s, a}});
+  const SimReport r = simulate(grid, p);
+  CHECK(r.global_write_bytes == 128);
   CHECK(r.hbm_write_bytes == 64);
+  CHECK(r.hbm_read_bytes == 64);
+  CHECK(r.cycles == Approx(700));  // the load's latency hides both HBM transfers (1.28 + 1.28 cycles)
+  // A box larger than the whole L2 goes through to HBM at once.
+  TraceOp big = s;
+  big.box.row_bytes = 128;
+  big.box.row_pitch = 128;
+  HandGrid through({{big}});
+  CHECK(simulate(through, p).hbm_write_bytes == 128);
 }
 
 TEST_CASE("a TMA load's bytes cost the receiving SM's busy tensor cores, not idle ones", "[engine]") {

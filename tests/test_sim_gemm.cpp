@@ -30,7 +30,8 @@ TEST_CASE("simulated GEMM moves exactly the analytic FLOPs and bytes", "[sim]") 
       const double tiles = (m / 128.0) * (n / double(block_n)), k_iters = k / 64.0;
       const double loaded = tiles * k_iters * (128 * 64 * 2 + block_n * 64 * 2);
       CHECK(double(r.l2_hit_bytes + r.hbm_read_bytes) == Approx(loaded));
-      CHECK(double(r.hbm_write_bytes) == Approx(m * n * 2.0));  // bf16 C, written once
+      CHECK(double(r.global_write_bytes) == Approx(m * n * 2.0));  // bf16 C, written once
+      CHECK(r.hbm_write_bytes == 0);  // and still in the L2 when the kernel ends
       CHECK(r.bank_conflicts == 0);                               // the 128B swizzle of the staging tile
       CHECK(r.smem_wavefronts > 0);
       CHECK(r.tflops > 0);
@@ -49,14 +50,14 @@ TEST_CASE("simulated GEMM in clusters of 2: each B slice read once per cluster",
     const double tiles = (m / 128.0) * (n / 256.0), k_iters = k / 64.0;
     const double loaded = tiles * k_iters * (128 * 64 * 2 + 256 * 64 * 2 / 2);  // A whole, half of B per CTA
     CHECK(double(r.l2_hit_bytes + r.hbm_read_bytes) == Approx(loaded));
-    CHECK(double(r.hbm_write_bytes) == Approx(m * n * 2.0));
+    CHECK(double(r.global_write_bytes) == Approx(m * n * 2.0));
   }
   // An odd number of tile rows: the last cluster's second CTA computes nothing and stores nothing,
   // but it loads its share of B (the first CTA waits for it) and zeros for A (outside M: no bytes).
   kernels::GemmConfig cfg;
   cfg.cluster = 2;
   const sim::SimReport odd = sim_gemm(384, 256, 128, cfg);
-  CHECK(double(odd.hbm_write_bytes) == Approx(384 * 256 * 2.0));
+  CHECK(double(odd.global_write_bytes) == Approx(384 * 256 * 2.0));
   CHECK(double(odd.l2_hit_bytes + odd.hbm_read_bytes) == Approx(2 * (3 * 128 * 64 * 2 + 4 * 256 * 64 * 2 / 2)));
 }
 

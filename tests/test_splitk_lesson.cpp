@@ -143,7 +143,7 @@ TEST_CASE("the simulation of a split GEMM runs both launches: the GEMM and the s
   REQUIRE(unsplit->error.empty());
   CHECK(unsplit->k_splits == 1);
   CHECK(unsplit->sum_cycles == 0);
-  CHECK(split->report.hbm_write_bytes > unsplit->report.hbm_write_bytes);
+  CHECK(split->report.global_write_bytes > unsplit->report.global_write_bytes);
   // 32 tiles on 132 SMs: splitting K in 4 is faster, sum and all.
   CHECK(split->report.cycles < unsplit->report.cycles);
 }
@@ -368,7 +368,7 @@ TEST_CASE("the simulation of a split tail runs three launches: the head, the tai
   CHECK(unsplit->sum_cycles == 0);
   // The head alone is less than the whole unsplit run: its last wave is what the tail replaces.
   CHECK(split->gemm_cycles > 0);
-  CHECK(split->report.hbm_write_bytes > unsplit->report.hbm_write_bytes);  // the fp32 slices
+  CHECK(split->report.global_write_bytes > unsplit->report.global_write_bytes);  // the fp32 slices
 }
 
 TEST_CASE("the split-tail sweep's rows are loaded with their device and date", "[viz][measured][tail]") {

@@ -264,8 +264,8 @@ void draw_attention(const AttnBackwardState& s, const SceneContext& c, Rect area
   const float work_top = y;
   say(fmt("backward / forward: %.2f x the cycles (the FLOP count, 2.5 x, is the usual convention)", m.backward_cycles / m.forward_cycles));
   for (const auto& l : m.launches)
-    say("  " + l.name + fmt(": %.3g MMA FLOPs, %.3g MiB written to HBM, %.0f blocks", l.mma_flops,
-                            l.hbm_write_bytes / (1024.0 * 1024.0), double(l.blocks)));
+    say("  " + l.name + fmt(": %.3g MMA FLOPs, %.3g MiB stored, %.0f blocks", l.mma_flops,
+                            l.stored_bytes / (1024.0 * 1024.0), double(l.blocks)));
   say(fmt("  forward: %.3g MMA FLOPs", m.forward_mma_flops));
   say(fmt("simulated in %.0f ms (forward) and %.0f ms (backward) on this machine", fwd->wall_ms, bwd->wall_ms), colour::dim_text);
   if (c.lit("work")) draw_highlight_frame(dl, {ImVec2(area.min.x - 2, work_top - 2), ImVec2(area.max.x, y)});

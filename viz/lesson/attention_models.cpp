@@ -222,7 +222,7 @@ BackwardModel backward_model(const AttnKnobs& a, const AttentionSim* fwd, const 
   if (bwd && bwd->error.empty()) {
     b.backward_cycles = bwd->cycles;
     for (const auto& l : bwd->launches)
-      b.launches.push_back({l.name, l.report.cycles, l.report.flops, double(l.report.hbm_write_bytes),
+      b.launches.push_back({l.name, l.report.cycles, l.report.flops, double(l.report.global_write_bytes),
                             double(l.report.hbm_read_bytes), l.report.blocks});
   }
   return b;

@@ -92,7 +92,7 @@ OverlapModel overlap_model(const std::vector<sim::Span>& spans, uint32_t sm);
 // ---- attn-backward: where the work goes ----------------------------------------------------------
 struct BackwardLaunch {
   std::string name;
-  double cycles = 0, mma_flops = 0, hbm_write_bytes = 0, hbm_read_bytes = 0;
+  double cycles = 0, mma_flops = 0, stored_bytes = 0, hbm_read_bytes = 0;  // stored: into the L2, every store
   uint32_t blocks = 0;
 };
 struct BackwardModel {
