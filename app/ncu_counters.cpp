@@ -220,9 +220,10 @@ void print_counters(std::FILE* out, const NcuLaunch& l, const sim::SimReport& r)
   }
   // Nsight Compute counts lookups: a request served by another's lookup in flight is not one. Its
   // lts__t_sector_hit_rate also counts every write (a hit) and the partitions' own fabric traffic: at
-  // 4096 x 4096 x 64 its 96.93 % is exactly (reads' hits + all 1,048,576 write sectors + the fabric's
-  // hits) / all lookups, where the SMs' reads alone hit 85.3 % (counters-sweep-2026-12-07). The reads'
-  // own counters, where the file has them, are what the simulator's per-lookup rate (reads) compares to.
+  // 4096 x 4096 x 64 its 96.93 % is 1 - (the reads' and the fabric's lookup misses) / (the reads' and
+  // the fabric's sectors + C's 1,048,576 written), to the digits it prints, where the SMs' reads alone
+  // hit 85.3 % (counters-sweep-2026-12-07). The reads' own counters, where the file has them, are what
+  // the simulator's per-lookup rate (reads only) compares to.
   const auto reads = metric(l, "lts__t_sectors_srcunit_tex_op_read.sum");
   const auto read_hits = metric(l, "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum");
   const double simulated_hit = 100 * r.l2_lookup_hit_rate();
