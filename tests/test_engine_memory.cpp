@@ -125,15 +125,20 @@ TEST_CASE("TMA reducing stores: the L2 takes them at their own rate", "[engine]"
   CHECK(run(add).cycles == Approx(327.68));
 }
 
+namespace {
+// A warp's plain load or store of one row of `bytes` of tensor `tensor`.
+TraceOp plain(OpKind kind, uint32_t tensor, uint32_t bytes = 64) {
+  TraceOp o = op(kind, 0, 0, bytes);
+  o.box = GlobalBox{.tensor = tensor, .rows = 1, .row_bytes = bytes, .row_pitch = bytes, .offset = 0};
+  return o;
+}
+}  // namespace
+
 TEST_CASE("a plain global load waits for its data, HBM's latency on a miss and the L2's on a hit; a store does not wait", "[engine]") {
   EngineParams p = simple_params();
   p.gmem_latency_l2 = 300;
   p.gmem_latency_hbm = 700;
-  TraceOp row = op(OpKind::gmem_load, 0, 0, 64);
-  row.box = GlobalBox{.tensor = 3, .rows = 1, .row_bytes = 64, .row_pitch = 64, .offset = 0};
-  TraceOp out = row;
-  out.kind = OpKind::gmem_store;
-  out.box.tensor = 4;
+  const TraceOp row = plain(OpKind::gmem_load, 3), out = plain(OpKind::gmem_store, 4);
   // Miss (700: the 64 bytes' 0.64 and 1.28 cycles on the L2 and HBM servers are under the latency),
   // then the same bytes again: a hit, 300 more. The store after them costs the warp nothing, and its
   // bytes stay in the L2 (written back only when evicted): the kernel ends with the second load.
@@ -148,18 +153,14 @@ TEST_CASE("a plain global load waits for its data, HBM's latency on a miss and t
 }
 
 TEST_CASE("the L2 writes back: a stored box reaches HBM when a later miss evicts it, once however often stored", "[engine]") {
-  // An L2 of 64 bytes (one partition). The warp stores box S twice (one dirty copy), then loads box A, which misses
-  // and evicts S: S's 64 bytes go to HBM then, behind A's in HBM's queue, so A's load waits only for
-  // its own bytes (700) while the kernel ends when S is written, 64 / 50 cycles after A's.
+  // An L2 of 64 bytes (one partition). The warp stores box S twice (one dirty copy), then loads box
+  // A, which misses and evicts S: S's 64 bytes go to HBM then, behind A's in HBM's queue, so A's
+  // load waits only for its own bytes.
   EngineParams p = simple_params();
   p.l2_bytes = 64;
   p.l2_partitions = 1;
   p.gmem_latency_hbm = 700;
-  TraceOp a = op(OpKind::gmem_load, 0, 0, 64);
-  a.box = GlobalBox{.tensor = 3, .rows = 1, .row_bytes = 64, .row_pitch = 64, .offset = 0};
-  TraceOp s = a;
-  s.kind = OpKind::gmem_store;
-  s.box.tensor = 4;
+  const TraceOp a = plain(OpKind::gmem_load, 3), s = plain(OpKind::gmem_store, 4);
   HandGrid grid({{s, s, a}});
   const SimReport r = simulate(grid, p);
   CHECK(r.global_write_bytes == 128);
@@ -167,10 +168,7 @@ TEST_CASE("the L2 writes back: a stored box reaches HBM when a later miss evicts
   CHECK(r.hbm_read_bytes == 64);
   CHECK(r.cycles == Approx(700));  // the load's latency hides both HBM transfers (1.28 + 1.28 cycles)
   // A box larger than the whole L2 goes through to HBM at once.
-  TraceOp big = s;
-  big.box.row_bytes = 128;
-  big.box.row_pitch = 128;
-  HandGrid through({{big}});
+  HandGrid through({{plain(OpKind::gmem_store, 4, 128)}});
   CHECK(simulate(through, p).hbm_write_bytes == 128);
 }
 
