@@ -34,7 +34,7 @@ class BoxCache {
   // writes back: HBM sees a box's bytes when its lines leave, once however often it was written.
   bool store(const GlobalBox& box) {
     const bool hit = access(box);
-    if (head_ != kEmpty && entries_[head_].key == Key{box.tensor, box.rows, box.row_bytes, box.offset})
+    if (head_ != kEmpty && entries_[head_].key == key_of(box))
       entries_[head_].dirty = true;
     else  // larger than the whole cache: through to HBM at once
       written_back_ += uint64_t{box.rows} * box.row_bytes;
@@ -46,7 +46,7 @@ class BoxCache {
   // The same, for a request reaching the L2 at `now`: merged when it comes within `window` cycles
   // of the lookup that last looked the box up (a hit's or a miss's); a merged request starts none.
   Lookup access_at(const GlobalBox& box, double now, double window) {
-    const Key key{box.tensor, box.rows, box.row_bytes, box.offset};
+    const Key key = key_of(box);
     size_t slot = home(key);
     for (; table_[slot] != kEmpty; slot = (slot + 1) & mask()) {
       const int32_t e = table_[slot];
@@ -82,6 +82,7 @@ class BoxCache {
     int32_t prev = kEmpty, next = kEmpty;  // LRU neighbours (front: most recent); free list via next
   };
   static constexpr int32_t kEmpty = -1;
+  static Key key_of(const GlobalBox& b) { return {b.tensor, b.rows, b.row_bytes, b.offset}; }
   static constexpr size_t kInitialSlots = 1024;
 
   size_t mask() const { return table_.size() - 1; }
