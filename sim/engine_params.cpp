@@ -7,8 +7,7 @@
 
 namespace ts::sim {
 
-// Every engine figure comes from the machine file; latencies there are measured end to end, so
-// the parts the engine models separately (pipe time, transfer time) are taken out of them.
+// The HBM port of each SM; engine.hpp says how they are laid out.
 std::vector<uint32_t> hbm_port_of_sm(uint32_t sms, uint32_t gpcs, uint32_t port_tpcs) {
   if (gpcs == 0 || port_tpcs == 0) throw std::invalid_argument("hbm_port_of_sm: gpcs and port_tpcs must be positive");
   const uint32_t tpcs = (sms + 1) / 2;
@@ -25,6 +24,8 @@ std::vector<uint32_t> hbm_port_of_sm(uint32_t sms, uint32_t gpcs, uint32_t port_
   return port;
 }
 
+// Every engine figure comes from the machine file; latencies there are measured end to end, so
+// the parts the engine models separately (pipe time, transfer time) are taken out of them.
 EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   EngineParams p;
   // By default the clock the GEMM really runs at back to back (power-limited), not the wgmma-only
