@@ -1,3 +1,4 @@
+#include <cmath>
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
@@ -29,6 +30,7 @@ SimReport Engine::run() {
       if (try_place_group(sm, t)) placed = true;
     if (!placed) break;
   }
+  launching_ = false;
   if (blocks_.empty() && grid_.blocks() > 0) throw std::runtime_error("a block does not fit on one SM");
   report_.blocks_per_sm = sms_[0].blocks;
   // run_events stops at a warp whose ops ran out: its next batch is pulled here, the one place the
@@ -111,6 +113,15 @@ bool Engine::try_place_group(uint32_t first_sm, double t) {
   return true;
 }
 
+// The GPU starts a launch's CTAs within a few tens of nanoseconds, but their first loads come up to
+// block_start_spread later (the SMs of a TPC together: data/measured/h100/launch-spread.txt). The
+// offsets are spread evenly over the TPCs in a fixed, scattered order (multiples of the golden
+// ratio), so that a run is repeatable and neighbouring TPCs do not start in step.
+double Engine::block_start_offset(uint32_t sm_id) const {
+  const double tpc = sm_id / 2;
+  return p_.block_start_spread_cycles * (tpc * 0.6180339887498949 - std::floor(tpc * 0.6180339887498949));
+}
+
 bool Engine::try_place(uint32_t sm_id, double t) {
   if (next_block_ >= grid_.blocks()) return false;
   Sm& sm = sms_[sm_id];
@@ -124,13 +135,14 @@ bool Engine::try_place(uint32_t sm_id, double t) {
   ++next_block_;
   sm.blocks++, sm.threads += threads, sm.shared += blocks_[slot].shared, sm.registers += regs;
   Block& b = blocks_[slot];
+  const double start = t + p_.block_launch_cycles + (launching_ ? block_start_offset(sm_id) : 0);
   for (uint32_t i = 0; i < b.trace.warps.size(); ++i) {
     const uint32_t id = static_cast<uint32_t>(warps_.size());
-    warps_.push_back(Warp{.block = slot, .index = i, .sm = sm_id, .time = t + p_.block_launch_cycles, .source = b.trace.warps[i].get()});
+    warps_.push_back(Warp{.block = slot, .index = i, .sm = sm_id, .time = start, .source = b.trace.warps[i].get()});
     hints_.push_back({});
     if (p_.sfu_share_age_weight > 0) sfu_work_.emplace_back();
     b.warps.push_back(id);
-    push(t + p_.block_launch_cycles, id);
+    push(start, id);
   }
   b.live = static_cast<uint32_t>(b.warps.size());
   return true;

@@ -72,6 +72,10 @@ struct EngineParams {
   double tma_write_tensor_stall = 0;
   double block_launch_cycles = 1000;        // setting up a block on an SM
   double kernel_launch_cycles = 7000;       // launch overhead of the kernel
+  // The first blocks of a launch begin their work this far apart: each SM's first block starts
+  // block_start_offset(sm) after the launch's first (the SMs of a TPC together); later blocks on an
+  // SM start when the one before them ends.
+  double block_start_spread_cycles = 0;
   uint64_t l2_bytes = 50ull << 20;
   // The L2 is split into partitions, each caching for the SMs wired to it (H100 whitepaper): a line
   // two halves of the chip both read is fetched, and held, once per partition.

@@ -140,6 +140,7 @@ class Engine {
   bool try_place_group(uint32_t first_sm, double t);
 
   bool try_place(uint32_t sm_id, double t);
+  double block_start_offset(uint32_t sm_id) const;
 
   static Barrier& barrier(Block& blk, uint32_t id) {
     Barrier* b = blk.find_barrier(id);
@@ -281,6 +282,7 @@ class Engine {
   std::optional<BlockTrace> pending_;
   std::unordered_map<uint64_t, SmemCost> smem_costs_;
   uint32_t next_block_ = 0, retired_ = 0;
+  bool launching_ = true;  // placing the launch's first blocks (block_start_offset applies)
   uint32_t cluster_ = grid_.cluster_size();
   uint64_t seq_ = 0, drawn_ = 0;  // drawn_: ops drawn since the last SimOptions::ops_drawn
   double now_ = 0, end_ = 0, l2_free_ = 0, hbm_free_ = 0, l2_busy_ = 0, hbm_busy_ = 0, store_busy_ = 0;

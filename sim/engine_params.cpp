@@ -71,6 +71,7 @@ EngineParams engine_params(const MachineSpec& m, double clock_mhz) {
   p.reduce_bytes_per_cycle = m.tma_reduce_bandwidth.value * bytes_per_cycle_per_tbs;
   // What the bench's CUDA events see besides the kernel's own run (not the back-to-back rate).
   p.kernel_launch_cycles = m.launch_latency_timed.value * p.clock_mhz;
+  p.block_start_spread_cycles = m.block_start_spread.value * p.clock_mhz;
   p.l2_bytes = static_cast<uint64_t>(m.l2_capacity.value * 1024 * 1024);
   p.l2_partitions = static_cast<uint32_t>(m.l2_partitions.value);
   p.l2_merge_window = m.l2_merge_window.value;

@@ -86,6 +86,7 @@ const std::vector<MachineField>& machine_fields() {
       {"hbm_latency_measured", "cycles", &MachineSpec::hbm_latency_measured},
       {"launch_overhead", "us", &MachineSpec::launch_overhead},
       {"launch_latency_timed", "us", &MachineSpec::launch_latency_timed},
+      {"block_start_spread", "us", &MachineSpec::block_start_spread},
       {"l2_line_size", "bytes", &MachineSpec::l2_line_size},
       {"l2_sector_size", "bytes", &MachineSpec::l2_sector_size},
       {"l2_associativity", "ways", &MachineSpec::l2_associativity},

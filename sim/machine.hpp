@@ -98,6 +98,7 @@ struct MachineSpec {
   Quantity hbm_latency_measured;      // cycles, dependent loads that miss L2
   Quantity launch_overhead;           // us per launch of an empty kernel, back to back
   Quantity launch_latency_timed;      // us, CUDA events around one launch with nothing behind it
+  Quantity block_start_spread;        // us, first TMA load of the grid's first block to its last's (one wave)
   Quantity l2_line_size;              // bytes
   Quantity l2_sector_size;            // bytes
   Quantity l2_associativity;          // ways

@@ -247,9 +247,9 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
   const TrustModel all = trust_model(AttnTrustState{}, m);
   REQUIRE(all.summary.rfind("MAPE ", 0) == 0);
   CHECK(all.mape == Approx(std::stod(all.summary.substr(5))).margin(0.1));
-  // Lesson 17: every forward row is optimistic, by 3-15 %, by at least 7 % at N 1024, and less at
+  // Lesson 17: every forward row is optimistic, by 3-15 %, by at least 5 % at N 1024, and less at
   // N 16384 than at N 1024 for each head size and mask (the unmasked rows there within 4 %); the
-  // backward is within 12 % at N 1024, 7-18 % optimistic at N 4096 and 10-20 % at N 16384, its
+  // backward is within 13 % at N 1024, 7-18 % optimistic at N 4096 and 10-20 % at N 16384, its
   // error growing with N for every head size and mask.
   std::map<std::string, std::map<int, double>> forward_by_n, backward_by_n;  // head size and mask -> N -> error
   for (const CompareRow& r : m.compare) {
@@ -257,14 +257,14 @@ TEST_CASE("attention measurements: the committed files load, and the trust scene
     const int n = r.shape.find(" N1024 ") != std::string::npos ? 1024 : r.shape.find(" N4096 ") != std::string::npos ? 4096 : 16384;
     const std::string variant = std::string(r.shape.find(" D64") != std::string::npos ? "D64" : "D128") + (r.causal ? " causal" : "");
     if (r.backward) {
-      const double low = n == 1024 ? -12 : n == 4096 ? 6.5 : 9.5, high = n == 1024 ? 12 : n == 4096 ? 18.5 : 20.5;
+      const double low = n == 1024 ? -13 : n == 4096 ? 6.5 : 9.5, high = n == 1024 ? 13 : n == 4096 ? 18.5 : 20.5;
       CHECK(r.error_percent >= low);
       CHECK(r.error_percent <= high);
       backward_by_n[variant][n] = r.error_percent;
     } else {
       CHECK(r.error_percent >= 2.5);
       CHECK(r.error_percent <= 15.5);
-      if (n == 1024) CHECK(r.error_percent >= 6.95);
+      if (n == 1024) CHECK(r.error_percent >= 4.95);
       if (n == 16384 && !r.causal) CHECK(r.error_percent < 4);
       forward_by_n[variant][n] = r.error_percent;
     }

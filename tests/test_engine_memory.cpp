@@ -2,6 +2,7 @@
 // HBM (and a cluster's multicast), the SM's TMA port, TMA stores and reducing stores, plain global
 // loads and stores.
 #include <algorithm>
+#include <cmath>
 
 #include <catch2/catch.hpp>
 
@@ -277,4 +278,44 @@ TEST_CASE("HBM ports take fair turns: an SM alone on its port gets the share of 
   CHECK(shared_first[1] == Approx(one_queue[1]));
   CHECK(shared_first[2] == Approx(one_queue[2]));
   CHECK_THROWS(last_wait_end({0, 3, 1}));  // a port number past the SMs
+}
+
+TEST_CASE("a launch's first blocks start spread over block_start_spread, a TPC's two SMs together; later blocks when an SM frees", "[engine]") {
+  // 8 SMs, 16 blocks of one run of register math each (no shared unit between SMs, so a block's work
+  // starts when it does): the first wave at each TPC's offset (the golden-ratio sequence over TPCs
+  // 0..3: 0, 0.618, 0.236, 0.854 of the spread), the second wave when its SM's first block ends, with
+  // no offset of its own.
+  EngineParams p = pipe_params();
+  p.sms = 8;
+  p.block_start_spread_cycles = 1000;
+  const std::vector<TraceOp> warp = {math({{Pipe::fma, 100}})};
+  HandGrid grid({warp}, 16, p.smem_per_sm / 2 + 1);  // one block an SM at a time
+  SimOptions opt;
+  opt.timeline_sms = 8;
+  const SimReport r = simulate(grid, p, opt);
+  std::vector<double> start_of(16, -1), end_of(16, 0);
+  std::vector<uint32_t> sm_of(16);
+  for (const Span& s : r.spans) {
+    if (start_of[s.block] < 0) start_of[s.block] = s.start;
+    end_of[s.block] = std::max(end_of[s.block], s.end);
+    sm_of[s.block] = s.sm;
+  }
+  const double golden = 0.6180339887498949;
+  for (uint32_t b = 0; b < 8; ++b) {
+    CHECK(sm_of[b] == b);
+    const double tpc = b / 2;
+    CHECK(start_of[b] == Approx(1000 * (tpc * golden - std::floor(tpc * golden))));
+  }
+  for (uint32_t b = 8; b < 16; ++b) {  // the moment the block before it on its SM ended
+    double before = -1;
+    for (uint32_t c = 0; c < 16; ++c)
+      if (c != b && sm_of[c] == sm_of[b] && end_of[c] <= start_of[b] + 1e-9) before = std::max(before, end_of[c]);
+    CHECK(start_of[b] == Approx(before));
+  }
+  // Without a spread every first block starts at once.
+  p.block_start_spread_cycles = 0;
+  HandGrid again({warp}, 16, p.smem_per_sm / 2 + 1);
+  const SimReport flat = simulate(again, p, opt);
+  for (const Span& s : flat.spans)
+    if (s.block < 8) CHECK(s.start == 0);
 }
