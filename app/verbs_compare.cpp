@@ -103,7 +103,11 @@ int compare_counters(const CounterArgs& a, const sim::MachineSpec& machine) {
   const std::string launch = simulated_launch(job, measured.kernel);
   const double measured_clock = launch_clock_mhz(measured);
   const double clock = !a.clock.empty() ? clock_mhz(a.clock, machine) : measured_clock > 0 ? measured_clock : 0;
-  const sim::EngineParams p = sim::engine_params(machine, clock);
+  sim::EngineParams p = sim::engine_params(machine, clock);
+  // Nsight Compute's duration and cycles span the kernel's own run: the launch latency that CUDA
+  // events around a lone launch add (launch_latency_timed, which the bench's rows include) is not
+  // in them, nor in the share of the time a pipe was busy.
+  p.kernel_launch_cycles = 0;
   sim::SimReport r;
   try {
     r = run_job(job, p, a.force, 0, launch);
