@@ -22,3 +22,16 @@ def producer_loads(path, warp=8):
                 sm_of[b] = int(re.search(r'"pid":\s*(\d+)', e).group(1))
             tail = text[last:][-4096:] if last else text[-4096:]
     return loads, sm_of
+
+
+def tile_position(i, order, tm, tn):
+    """Row and column of the i-th tile of a tm x tn grid of tiles in a block order: "row", "col" or "grouped:G" (bands
+    of G tile rows walked column by column, the last band possibly shorter), as kernels/gemm's block orders place them."""
+    if order == "row":
+        return i // tn, i % tn
+    if order == "col":
+        return i % tm, i // tm
+    g = int(order.split(":")[1])
+    band, j = i // (g * tn), i % (g * tn)
+    rows = min(g, tm - band * g)
+    return band * g + j % rows, j // rows

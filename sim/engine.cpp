@@ -118,8 +118,8 @@ bool Engine::try_place_group(uint32_t first_sm, double t) {
 // offsets are spread evenly over the TPCs in a fixed, scattered order (multiples of the golden
 // ratio), so that a run is repeatable and neighbouring TPCs do not start in step.
 double Engine::block_start_offset(uint32_t sm_id) const {
-  const double tpc = sm_id / 2;
-  return p_.block_start_spread_cycles * (tpc * 0.6180339887498949 - std::floor(tpc * 0.6180339887498949));
+  const double turns = (sm_id / 2) * 0.6180339887498949;  // the SM's TPC, times the golden ratio
+  return p_.block_start_spread_cycles * (turns - std::floor(turns));
 }
 
 bool Engine::try_place(uint32_t sm_id, double t) {

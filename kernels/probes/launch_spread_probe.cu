@@ -72,10 +72,9 @@ int main() {
   CHECK_CUDA(cudaMemcpy(step, d_step, sizeof(step), cudaMemcpyDeviceToHost));
   std::printf("globaltimer: smallest step %llu ns, %llu changes in %llu ns of reading\n", step[0], step[1], step[2]);
 
-  const int max_grid = 2 * sms;
   Start* d_starts = nullptr;
   unsigned* d_ticket = nullptr;
-  CHECK_CUDA(cudaMalloc(&d_starts, max_grid * sizeof(Start)));
+  CHECK_CUDA(cudaMalloc(&d_starts, sms * sizeof(Start)));  // no configuration below launches more CTAs
   CHECK_CUDA(cudaMalloc(&d_ticket, sizeof(unsigned)));
   const int big_smem = int(prop.sharedMemPerBlockOptin);
   CHECK_CUDA(cudaFuncSetAttribute(record_start, cudaFuncAttributeMaxDynamicSharedMemorySize, big_smem));
